@@ -1,0 +1,103 @@
+import { CORREL_BYTES, FRAME_HEADER_BYTES, FRAME_LENGTH_BYTES } from './limits.js';
+
+const textEncoder = new TextEncoder();
+
+/**
+ * A growable big-endian writer. It writes straight into one buffer (doubling when full) so a frame is built
+ * without intermediate copies; `finish()` returns a view of what was written.
+ */
+export class Writer {
+  private buf: Buffer;
+  private pos = 0;
+
+  constructor(initialSize = 256) {
+    this.buf = Buffer.allocUnsafe(initialSize);
+  }
+
+  get length(): number {
+    return this.pos;
+  }
+
+  private ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  u8(v: number): this {
+    this.ensure(1);
+    this.buf[this.pos++] = v;
+    return this;
+  }
+
+  u16(v: number): this {
+    this.ensure(2);
+    this.buf.writeUInt16BE(v, this.pos);
+    this.pos += 2;
+    return this;
+  }
+
+  u32(v: number): this {
+    this.ensure(4);
+    this.buf.writeUInt32BE(v >>> 0, this.pos);
+    this.pos += 4;
+    return this;
+  }
+
+  u64(v: bigint): this {
+    this.ensure(8);
+    this.buf.writeBigUInt64BE(BigInt.asUintN(64, v), this.pos);
+    this.pos += 8;
+    return this;
+  }
+
+  bytes(b: Uint8Array): this {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+    return this;
+  }
+
+  /** A `str`: u32 byte length then the bytes (a JS string is written as UTF-8). */
+  str(v: string | Uint8Array): this {
+    if (typeof v !== 'string') {
+      this.u32(v.length);
+      return this.bytes(v);
+    }
+    // Worst case 3 bytes per UTF-16 unit; encode in place and patch the length.
+    this.ensure(4 + v.length * 3);
+    const { written } = textEncoder.encodeInto(v, this.buf.subarray(this.pos + 4));
+    this.buf.writeUInt32BE(written, this.pos);
+    this.pos += 4 + written;
+    return this;
+  }
+
+  /** Overwrites a u32 already written at `at` (used to patch lengths). */
+  patchU32(at: number, v: number): void {
+    this.buf.writeUInt32BE(v >>> 0, at);
+  }
+
+  finish(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+}
+
+/**
+ * Starts a frame: reserves FrameLen, writes the op and correl. Call `endFrame` after the payload.
+ * Layout: u32 FrameLen · u8 op · 16 bytes correl · payload; FrameLen counts everything after itself.
+ */
+export function beginFrame(w: Writer, op: number, correl: Uint8Array): number {
+  if (correl.length !== CORREL_BYTES) throw new RangeError(`correl must be ${CORREL_BYTES} bytes`);
+  const at = w.length;
+  w.u32(0).u8(op).bytes(correl);
+  return at;
+}
+
+export function endFrame(w: Writer, frameStart: number): void {
+  w.patchU32(frameStart, w.length - frameStart - FRAME_LENGTH_BYTES);
+}
+
+export { FRAME_HEADER_BYTES };
