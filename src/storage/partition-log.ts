@@ -1,0 +1,54 @@
+import type { RecordToStore, StoredRecord } from './record.js';
+
+/**
+ * What the broker needs from one partition's log, whichever backend holds it. Offsets are opaque cursors
+ * (semantics.md §7): byte positions on the segmented backend, message counts on the commit log.
+ *
+ * Appends are written (not fsynced) synchronously, all records of one call in one write per segment; `sync()`
+ * makes everything appended so far durable and is group-committed, so concurrent callers share an fsync.
+ */
+export interface PartitionLog {
+  readonly backend: 'segmented' | 'commitlog';
+  readonly dir: string;
+  /** The oldest offset still readable (moves up with retention). */
+  readonly logStartOffset: bigint;
+  /** The offset the next append gets (LEO). */
+  readonly logEndOffset: bigint;
+  /** fsyncs issued by this log so far (tests assert "a 20-record batch costs exactly 1 fsync"). */
+  readonly fsyncCount: number;
+
+  /**
+   * Appends records in order. On a failure part-way it stops: `offsets` holds the offsets of the prefix that was
+   * written and `error` says why the rest was not.
+   */
+  append(records: readonly RecordToStore[]): AppendResult;
+  /** Makes every append so far durable. */
+  sync(): Promise<void>;
+  /**
+   * Reads whole records from `offset` (which must be a record start, the LEO, or below the log start: it is moved
+   * up to the start), at most `maxRecords` and about `maxBytes` (at least one record is returned when any exists).
+   */
+  read(offset: bigint, limits: ReadLimits): LogRecord[];
+  /** The first record with timestamp ≥ `timestampMs`; `found: false` with the LEO when there is none. */
+  offsetForTimestamp(timestampMs: bigint): { offset: bigint; found: boolean };
+  /** fsync, checkpoint, clean-shutdown marker, close every file handle. */
+  close(): Promise<void>;
+}
+
+export interface AppendResult {
+  offsets: bigint[];
+  error?: Error;
+}
+
+export interface ReadLimits {
+  maxRecords: number;
+  maxBytes?: number;
+}
+
+export interface LogRecord extends StoredRecord {
+  offset: bigint;
+  /** The offset of the record after this one (what a consumer commits). */
+  nextOffset: bigint;
+}
+
+export type { RecordToStore, StoredRecord };

@@ -1,0 +1,202 @@
+/**
+ * The on-disk record, v2 (storage.md §8), shared by both backends:
+ *
+ *   u64 len                 everything after this field
+ *   u8  attrs               bits 0-1 codec · 0x04 control · 0x08 transactional · 0x10 headers (extensions.md §3)
+ *   u32 key_len             plaintext key length
+ *   u64 timestamp_ms
+ *   [u64 pid · u16 epoch]   only with 0x08: the header grows from 13 to 23 bytes
+ *   u32 header_crc          CRC-32 over the 13- or 23-byte header (attrs included, len not)
+ *   key · [header block when 0x10] · stored value
+ *   u32 payload_crc         CRC-32 over everything between the two CRCs
+ */
+import { DecodeError } from '../errors.js';
+import { crc32 } from '../protocol/crc32.js';
+import { type RecordHeader, headersSize, readHeaders, writeHeaders } from '../protocol/headers.js';
+import { Reader } from '../protocol/reader.js';
+import { Writer } from '../protocol/writer.js';
+
+export const RecordAttr = {
+  CODEC_MASK: 0x03,
+  CONTROL: 0x04,
+  TRANSACTIONAL: 0x08,
+  HEADERS: 0x10,
+  RESERVED_MASK: 0xe0,
+} as const;
+
+export const LENGTH_PREFIX_BYTES = 8;
+export const BASE_HEADER_BYTES = 13;
+export const TXN_HEADER_BYTES = 23;
+/** The smallest body: 13-byte header, two CRCs, empty key and value. */
+export const MIN_RECORD_BODY = BASE_HEADER_BYTES + 8;
+
+export interface RecordToStore {
+  /** Codec bits and flags; HEADERS and TRANSACTIONAL are set from `headers` and `producerId` when present. */
+  attrs: number;
+  timestamp: bigint;
+  key: Uint8Array;
+  /** The value as stored: already compressed when the codec bits are non-zero. */
+  value: Uint8Array;
+  headers?: readonly RecordHeader[] | undefined;
+  /** With `epoch`, makes the record transactional (attrs 0x08). */
+  producerId?: bigint | undefined;
+  epoch?: number | undefined;
+}
+
+export interface StoredRecord {
+  attrs: number;
+  timestamp: bigint;
+  key: Buffer;
+  /** As stored (compressed when `attrs & CODEC_MASK`). */
+  value: Buffer;
+  headers: RecordHeader[] | undefined;
+  producerId: bigint | undefined;
+  epoch: number | undefined;
+  /** Bytes on disk including the 8-byte length prefix. */
+  size: number;
+}
+
+function effectiveAttrs(r: RecordToStore): number {
+  let attrs = r.attrs & ~(RecordAttr.HEADERS | RecordAttr.TRANSACTIONAL);
+  if (r.headers && r.headers.length > 0) attrs |= RecordAttr.HEADERS;
+  if (r.producerId !== undefined) attrs |= RecordAttr.TRANSACTIONAL;
+  return attrs;
+}
+
+/** Bytes the record occupies on disk, length prefix included. */
+export function recordSize(r: RecordToStore): number {
+  const header = r.producerId !== undefined ? TXN_HEADER_BYTES : BASE_HEADER_BYTES;
+  const hdrs = r.headers && r.headers.length > 0 ? headersSize(r.headers) : 0;
+  return LENGTH_PREFIX_BYTES + header + 4 + r.key.length + hdrs + r.value.length + 4;
+}
+
+/** Writes the record at `pos` of `buf` (which must have room for `recordSize(r)`); returns the bytes written. */
+export function writeRecord(buf: Buffer, pos: number, r: RecordToStore): number {
+  const attrs = effectiveAttrs(r);
+  const txn = (attrs & RecordAttr.TRANSACTIONAL) !== 0;
+  const headerLen = txn ? TXN_HEADER_BYTES : BASE_HEADER_BYTES;
+  const size = recordSize(r);
+  buf.writeBigUInt64BE(BigInt(size - LENGTH_PREFIX_BYTES), pos);
+  const h = pos + LENGTH_PREFIX_BYTES;
+  buf[h] = attrs;
+  buf.writeUInt32BE(r.key.length, h + 1);
+  buf.writeBigUInt64BE(r.timestamp, h + 5);
+  if (txn) {
+    buf.writeBigUInt64BE(r.producerId!, h + 13);
+    buf.writeUInt16BE(r.epoch ?? 0, h + 21);
+  }
+  buf.writeUInt32BE(crc32(buf.subarray(h, h + headerLen)), h + headerLen);
+  const payloadStart = h + headerLen + 4;
+  let p = payloadStart;
+  buf.set(r.key, p);
+  p += r.key.length;
+  if (attrs & RecordAttr.HEADERS) {
+    const w = new Writer(headersSize(r.headers));
+    writeHeaders(w, r.headers);
+    const block = w.finish();
+    buf.set(block, p);
+    p += block.length;
+  }
+  buf.set(r.value, p);
+  p += r.value.length;
+  buf.writeUInt32BE(crc32(buf.subarray(payloadStart, p)), p);
+  return size;
+}
+
+export function encodeRecord(r: RecordToStore): Buffer {
+  const buf = Buffer.allocUnsafe(recordSize(r));
+  writeRecord(buf, 0, r);
+  return buf;
+}
+
+/** Why the bytes at a position are not a whole, valid record. */
+export type RecordProblem =
+  | 'short-length-prefix'
+  | 'impossible-length'
+  | 'short-body'
+  | 'header-crc'
+  | 'payload-crc'
+  | 'key-length'
+  | 'bad-headers';
+
+export type ReadResult = { ok: true; record: StoredRecord } | { ok: false; problem: RecordProblem; detail: string };
+
+/**
+ * Reads and verifies the record at `pos`, looking no further than `end`. Never throws on bad bytes and never
+ * allocates from a claimed length: a length prefix past `end` is reported as impossible.
+ */
+export function readRecord(buf: Buffer, pos: number, end: number = buf.length): ReadResult {
+  if (end - pos < LENGTH_PREFIX_BYTES) {
+    return { ok: false, problem: 'short-length-prefix', detail: `${end - pos} bytes where an 8-byte length belongs` };
+  }
+  const len = buf.readBigUInt64BE(pos);
+  const left = end - pos - LENGTH_PREFIX_BYTES;
+  if (len < BigInt(MIN_RECORD_BODY)) {
+    return { ok: false, problem: 'impossible-length', detail: `length ${len} is below the minimum of ${MIN_RECORD_BODY}` };
+  }
+  if (len > BigInt(left)) {
+    return { ok: false, problem: 'short-body', detail: `length ${len} runs past the end (${left} bytes left)` };
+  }
+  const bodyLen = Number(len);
+  const h = pos + LENGTH_PREFIX_BYTES;
+  const attrs = buf[h]!;
+  const txn = (attrs & RecordAttr.TRANSACTIONAL) !== 0;
+  const headerLen = txn ? TXN_HEADER_BYTES : BASE_HEADER_BYTES;
+  if (bodyLen < headerLen + 8) {
+    return { ok: false, problem: 'impossible-length', detail: `length ${bodyLen} cannot hold a ${headerLen}-byte header` };
+  }
+  const headerCrc = buf.readUInt32BE(h + headerLen);
+  if (crc32(buf.subarray(h, h + headerLen)) !== headerCrc) {
+    return { ok: false, problem: 'header-crc', detail: 'header CRC mismatch' };
+  }
+  const keyLen = buf.readUInt32BE(h + 1);
+  const payloadStart = h + headerLen + 4;
+  const payloadEnd = h + bodyLen - 4;
+  if (keyLen > payloadEnd - payloadStart) {
+    return { ok: false, problem: 'key-length', detail: `key_len ${keyLen} exceeds the ${payloadEnd - payloadStart}-byte payload` };
+  }
+  if (crc32(buf.subarray(payloadStart, payloadEnd)) !== buf.readUInt32BE(payloadEnd)) {
+    return { ok: false, problem: 'payload-crc', detail: 'payload CRC mismatch' };
+  }
+  const key = buf.subarray(payloadStart, payloadStart + keyLen);
+  let valueStart = payloadStart + keyLen;
+  let headers: RecordHeader[] | undefined;
+  if (attrs & RecordAttr.HEADERS) {
+    const r = new Reader(buf, valueStart, payloadEnd);
+    try {
+      headers = readHeaders(r);
+    } catch (err) {
+      return { ok: false, problem: 'bad-headers', detail: err instanceof DecodeError ? err.message : String(err) };
+    }
+    valueStart += r.offset;
+  }
+  return {
+    ok: true,
+    record: {
+      attrs,
+      timestamp: buf.readBigUInt64BE(h + 5),
+      key,
+      value: buf.subarray(valueStart, payloadEnd),
+      headers,
+      producerId: txn ? buf.readBigUInt64BE(h + 13) : undefined,
+      epoch: txn ? buf.readUInt16BE(h + 21) : undefined,
+      size: LENGTH_PREFIX_BYTES + bodyLen,
+    },
+  };
+}
+
+/** The control marker value (semantics.md §10): u8 marker (0 ABORT, 1 COMMIT) · u64 pid · u16 epoch. */
+export const ControlMarker = { ABORT: 0, COMMIT: 1 } as const;
+
+export function encodeControlValue(marker: number, producerId: bigint, epoch: number): Buffer {
+  const b = Buffer.allocUnsafe(11);
+  b[0] = marker;
+  b.writeBigUInt64BE(producerId, 1);
+  b.writeUInt16BE(epoch, 9);
+  return b;
+}
+
+export function decodeControlValue(value: Buffer): { marker: number; producerId: bigint; epoch: number } | undefined {
+  if (value.length < 11) return undefined;
+  return { marker: value[0]!, producerId: value.readBigUInt64BE(1), epoch: value.readUInt16BE(9) };
+}
