@@ -1,0 +1,214 @@
+/**
+ * The broker: a TCP server over a data directory. `Broker.start` takes the data-dir lock, loads every topic,
+ * starts the consumer runtime and listens; `stop` drains connections (requests already received finish), stops the
+ * consumer runtime and closes every partition log (fsync, checkpoint, clean-shutdown marker).
+ */
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import type { PartitionLog } from '../storage/partition-log.js';
+import { Authenticator } from './auth.js';
+import { type BrokerConfig, type BrokerOptions, resolveConfig } from './config.js';
+import { createConsumerRuntime } from './consumer-handlers.js';
+import { type BrokerCore, type ConsumerRuntime, type Logger, silentLogger } from './core.js';
+import { DataDirLock } from './data-dir-lock.js';
+import { type HandlerRegistry, createHandlerRegistry } from './handler-registry.js';
+import { coreHandlers } from './handlers/index.js';
+import type { LogFactory } from './log-factory.js';
+import { type CloseReason, ServerConnection } from './server-connection.js';
+import { storageLogFactory } from './storage-log-factory.js';
+import { type Topic, TopicRegistry } from './topics.js';
+
+export type { BrokerCore, ConsumerRuntime, Logger } from './core.js';
+
+export const INTERNAL_TOPIC_PARTITIONS = 16;
+export const INTERNAL_TOPIC_CONFIG = {
+  max_segment_size: '8388608',
+  backend: 'commitlog',
+  cleanup_policy: 'compact',
+} as const;
+
+export interface BrokerAddress {
+  host: string;
+  port: number;
+}
+
+export type BrokerEvent =
+  | { type: 'listening'; address: BrokerAddress }
+  | { type: 'connection-opened'; remoteAddress: string; connections: number }
+  | { type: 'connection-closed'; remoteAddress: string; reason: CloseReason | undefined; connections: number }
+  | { type: 'stopping' }
+  | { type: 'stopped' };
+
+export interface BrokerStartOptions extends BrokerOptions {
+  /** Replaces the storage backends (tests inject faults through it). */
+  logFactory?: LogFactory;
+}
+
+export class Broker implements BrokerCore, AsyncDisposable {
+  readonly config: BrokerConfig;
+  readonly topics: TopicRegistry;
+  readonly logger: Logger;
+  readonly authenticator: Authenticator;
+  identity = { name: 'crater', version: '0.0.0' };
+  consumer: ConsumerRuntime | undefined;
+  private readonly clock: () => bigint;
+  private readonly server: net.Server;
+  private readonly connections = new Set<ServerConnection>();
+  private readonly listeners = new Set<(event: BrokerEvent) => void>();
+  private readonly internalPending = new Map<string, Promise<Topic>>();
+  private registry!: HandlerRegistry;
+  private lock: DataDirLock | undefined;
+  private stopping: Promise<void> | undefined;
+  private boundAddress: BrokerAddress | undefined;
+
+  private constructor(options: BrokerStartOptions) {
+    this.config = resolveConfig(options);
+    this.logger = options.logger ?? silentLogger;
+    this.authenticator = new Authenticator(this.config.auth, this.config.authMaxFailures, this.config.authLockoutMs);
+    this.clock = options.clock ?? (() => BigInt(Date.now()));
+    this.topics = new TopicRegistry(this.config.dataDir, options.logFactory ?? storageLogFactory(this.config));
+    this.server = net.createServer((socket) => this.accept(socket));
+  }
+
+  static async start(options: BrokerStartOptions): Promise<Broker> {
+    const broker = new Broker(options);
+    await broker.open();
+    return broker;
+  }
+
+  get dataDir(): string {
+    return this.config.dataDir;
+  }
+
+  get address(): BrokerAddress {
+    if (!this.boundAddress) throw new Error('broker is not listening');
+    return this.boundAddress;
+  }
+
+  /** fsyncs issued by every open partition log, internal topics included. */
+  get fsyncCount(): number {
+    return this.topics.fsyncCount;
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  now(): bigint {
+    return this.clock();
+  }
+
+  on(listener: (event: BrokerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async internalLog(topicName: string, partition: number): Promise<PartitionLog> {
+    const topic = this.topics.getTopic(topicName) ?? (await this.ensureInternalTopic(topicName));
+    const log = topic.partitions[partition - 1];
+    if (!log) throw new RangeError(`${topicName} has no partition ${partition}`);
+    return log;
+  }
+
+  /** Creates an internal `__*` topic once, however many callers ask at the same time. */
+  ensureInternalTopic(name: string, partitions: number = INTERNAL_TOPIC_PARTITIONS): Promise<Topic> {
+    const existing = this.topics.getTopic(name);
+    if (existing) return Promise.resolve(existing);
+    let pending = this.internalPending.get(name);
+    if (!pending) {
+      pending = this.topics
+        .createTopic(name, partitions, { internal: true, config: INTERNAL_TOPIC_CONFIG })
+        .finally(() => this.internalPending.delete(name));
+      this.internalPending.set(name, pending);
+    }
+    return pending;
+  }
+
+  /** Deletes a user topic and tells the consumer runtime. */
+  async deleteTopic(name: string): Promise<void> {
+    await this.topics.deleteTopic(name);
+    await this.consumer?.onTopicDeleted(name);
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
+  private async open(): Promise<void> {
+    await fs.mkdir(this.config.dataDir, { recursive: true });
+    this.identity = await readIdentity();
+    this.lock = await DataDirLock.acquire(this.config.dataDir);
+    try {
+      await this.topics.load();
+      for (const t of this.config.topics) {
+        if (!this.topics.getTopic(t.name)) await this.topics.createTopic(t.name, t.partitions);
+      }
+      this.registry = createHandlerRegistry(coreHandlers);
+      this.consumer = createConsumerRuntime(this);
+      await this.consumer?.start();
+      await new Promise<void>((resolve, reject) => {
+        this.server.once('error', reject);
+        this.server.listen(this.config.port, this.config.host, () => {
+          this.server.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (err) {
+      await this.consumer?.stop().catch(() => undefined);
+      await this.topics.closeAll().catch(() => undefined);
+      await this.lock.release();
+      throw err;
+    }
+    const addr = this.server.address() as net.AddressInfo;
+    this.boundAddress = { host: addr.address, port: addr.port };
+    this.logger.info('broker listening', { host: addr.address, port: addr.port, dataDir: this.config.dataDir });
+    this.emit({ type: 'listening', address: this.boundAddress });
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.stopping) {
+      socket.destroy();
+      return;
+    }
+    const conn = new ServerConnection(socket, this, this.registry);
+    this.connections.add(conn);
+    this.emit({ type: 'connection-opened', remoteAddress: conn.remoteAddress, connections: this.connections.size });
+    void conn.whenClosed.then(() => {
+      this.connections.delete(conn);
+      this.emit({ type: 'connection-closed', remoteAddress: conn.remoteAddress, reason: conn.closeReason, connections: this.connections.size });
+    });
+  }
+
+  private async shutdown(): Promise<void> {
+    this.emit({ type: 'stopping' });
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await Promise.all([...this.connections].map((c) => c.drainAndClose()));
+    await closed;
+    try {
+      await this.consumer?.stop();
+    } finally {
+      try {
+        await this.topics.closeAll();
+      } finally {
+        await this.lock?.release();
+      }
+    }
+    this.logger.info('broker stopped', { dataDir: this.config.dataDir });
+    this.emit({ type: 'stopped' });
+  }
+
+  private emit(event: BrokerEvent): void {
+    for (const l of this.listeners) l(event);
+  }
+}
+
+/** crater's name and version for IDENTIFY_ACK, from package.json (two levels up from src/broker and dist/broker). */
+async function readIdentity(): Promise<{ name: string; version: string }> {
+  const pkg = JSON.parse(await fs.readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+  return { name: pkg.name ?? 'crater', version: pkg.version ?? '0.0.0' };
+}

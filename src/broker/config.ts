@@ -1,0 +1,109 @@
+/**
+ * Broker options (what `Broker.start` accepts) and the resolved configuration with wire.md's defaults filled in.
+ * Timers are overridable so tests can exercise watchdogs in milliseconds instead of seconds.
+ */
+import { DEFAULT_MAX_FRAME_SIZE, Limits } from '../protocol/limits.js';
+import type { Logger } from './core.js';
+
+export type AcksMode = 'none' | 'leader';
+
+export interface AuthOptions {
+  username: string;
+  /** `pbkdf2-sha256$<iter>$<salt_hex>$<hash_hex>` (see `hashPassword`). */
+  passwordHash: string;
+}
+
+export interface InitialTopic {
+  name: string;
+  partitions: number;
+}
+
+export interface BrokerOptions {
+  dataDir: string;
+  host?: string;
+  port?: number;
+  acks?: AcksMode;
+  /** Absent: open mode (AUTH still required, any credentials accepted). */
+  auth?: AuthOptions | undefined;
+  maxFrameSize?: number;
+  /** Segment size for new user topics on the segmented backend. */
+  segmentBytes?: number;
+  /** Retention for new user topics, in milliseconds. */
+  retentionMs?: number;
+  /** Created at start when missing. */
+  topics?: readonly InitialTopic[];
+  handshakeTimeoutMs?: number;
+  preAuthReadTimeoutMs?: number;
+  idleReadTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  /** Failed AUTH attempts per IP before a lockout, and how long it lasts. */
+  authMaxFailures?: number;
+  authLockoutMs?: number;
+  maxPendingSendBytes?: number;
+  logger?: Logger;
+  /** Replaces the wall clock (milliseconds), for tests. */
+  clock?: () => bigint;
+}
+
+export interface BrokerConfig {
+  readonly dataDir: string;
+  readonly host: string;
+  readonly port: number;
+  readonly acks: AcksMode;
+  readonly auth: AuthOptions | undefined;
+  readonly maxFrameSize: number;
+  readonly segmentBytes: number | undefined;
+  readonly retentionMs: number | undefined;
+  readonly topics: readonly InitialTopic[];
+  readonly handshakeTimeoutMs: number;
+  readonly preAuthReadTimeoutMs: number;
+  readonly idleReadTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly authMaxFailures: number;
+  readonly authLockoutMs: number;
+  readonly maxPendingSendBytes: number;
+}
+
+export const BrokerDefaults = {
+  host: '127.0.0.1',
+  port: 0,
+  acks: 'leader',
+  maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
+  handshakeTimeoutMs: 5_000,
+  preAuthReadTimeoutMs: 5_000,
+  idleReadTimeoutMs: 60_000,
+  heartbeatIntervalMs: 30_000,
+  authMaxFailures: 5,
+  authLockoutMs: 60_000,
+  maxPendingSendBytes: Limits.pendingSendBytes,
+} as const;
+
+export function resolveConfig(options: BrokerOptions): BrokerConfig {
+  const positive = (name: string, v: number | undefined, fallback: number): number => {
+    const value = v ?? fallback;
+    if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${v}`);
+    return value;
+  };
+  const port = options.port ?? BrokerDefaults.port;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`port must be 0..65535, got ${port}`);
+  const acks = options.acks ?? BrokerDefaults.acks;
+  if (acks !== 'none' && acks !== 'leader') throw new RangeError(`acks must be none or leader, got ${String(acks)}`);
+  return {
+    dataDir: options.dataDir,
+    host: options.host ?? BrokerDefaults.host,
+    port,
+    acks,
+    auth: options.auth,
+    maxFrameSize: positive('maxFrameSize', options.maxFrameSize, BrokerDefaults.maxFrameSize),
+    segmentBytes: options.segmentBytes === undefined ? undefined : positive('segmentBytes', options.segmentBytes, 0),
+    retentionMs: options.retentionMs === undefined ? undefined : positive('retentionMs', options.retentionMs, 0),
+    topics: options.topics ?? [],
+    handshakeTimeoutMs: positive('handshakeTimeoutMs', options.handshakeTimeoutMs, BrokerDefaults.handshakeTimeoutMs),
+    preAuthReadTimeoutMs: positive('preAuthReadTimeoutMs', options.preAuthReadTimeoutMs, BrokerDefaults.preAuthReadTimeoutMs),
+    idleReadTimeoutMs: positive('idleReadTimeoutMs', options.idleReadTimeoutMs, BrokerDefaults.idleReadTimeoutMs),
+    heartbeatIntervalMs: positive('heartbeatIntervalMs', options.heartbeatIntervalMs, BrokerDefaults.heartbeatIntervalMs),
+    authMaxFailures: positive('authMaxFailures', options.authMaxFailures, BrokerDefaults.authMaxFailures),
+    authLockoutMs: positive('authLockoutMs', options.authLockoutMs, BrokerDefaults.authLockoutMs),
+    maxPendingSendBytes: positive('maxPendingSendBytes', options.maxPendingSendBytes, BrokerDefaults.maxPendingSendBytes),
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * What a request handler sees of the broker. Handlers (ours and the consumer side's) code against this interface,
+ * never against the Broker class, so the TCP server, the topic registry and the consumer runtime stay separable.
+ */
+import type { PartitionLog } from '../storage/partition-log.js';
+import type { Authenticator } from './auth.js';
+import type { BrokerConfig } from './config.js';
+import type { TopicRegistry } from './topics.js';
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export const silentLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+};
+
+/** The consumer side (FETCH, SUBSCRIBE, groups, offsets): created once per broker, started after topics load. */
+export interface ConsumerRuntime {
+  start(): Promise<void>;
+  /** Stops reaper timers and flushes the offset store; called after every connection has closed. */
+  stop(): Promise<void>;
+  /** A user topic was deleted: drop its offsets, assignments and cursors. */
+  onTopicDeleted(name: string): void | Promise<void>;
+}
+
+export interface BrokerCore {
+  readonly config: BrokerConfig;
+  readonly dataDir: string;
+  readonly topics: TopicRegistry;
+  readonly logger: Logger;
+  readonly authenticator: Authenticator;
+  /** The name and version IDENTIFY_ACK reports (package.json, read once at start). */
+  readonly identity: { name: string; version: string };
+  /** Wall-clock milliseconds; record timestamps come from here (tests may replace the clock). */
+  now(): bigint;
+  /**
+   * One partition (1-based) of an internal `__*` topic on the commitlog backend (compact, 8 MiB segments, 16
+   * partitions unless created otherwise), created on first use.
+   */
+  internalLog(topicName: string, partition: number): Promise<PartitionLog>;
+  /** The consumer runtime, once the broker has started. */
+  readonly consumer: ConsumerRuntime | undefined;
+}
