@@ -1,0 +1,405 @@
+/**
+ * The commit-log backend (storage.md §8.2): offsets are message counts.
+ *
+ *   partition-<id>/%020d.log     records (storage.md §8), base = the segment's first offset
+ *   partition-<id>/%020d.index   dense, one entry per record: u32 offset − base · u32 byte position (BE)
+ *
+ * The log is authoritative: on open every segment is CRC-scanned and truncated at the first bad or partial record,
+ * and its index is rebuilt from what survives. A segment rolls when its size is ≥ segmentBytes, checked before an
+ * append, so a segment can overshoot. Compaction renumbers survivors from each segment's base, leaving gaps that
+ * reads skip. sync() fsyncs at once, with no coalescing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { CorruptDataError, StorageError, UsageError } from '../errors.js';
+import { type CleanupPolicy, compactSegments, segmentsOverBudget } from './compaction.js';
+import type { AppendResult, LogRecord, PartitionLog, ReadLimits } from './partition-log.js';
+import { type RecordToStore, readRecord, recordSize, writeRecord } from './record.js';
+import { scanRecords } from './record-scanner.js';
+
+export const COMMIT_LOG_SEGMENT_BYTES = 64 * 1_048_576;
+export const INTERNAL_SEGMENT_BYTES = 8 * 1_048_576;
+export const COMMIT_LOG_MAX_SEGMENT_BYTES = 0xffffffff - 64 * 1_048_576;
+export const INDEX_ENTRY_BYTES = 8;
+
+export interface CommitLogOptions {
+  /** Roll threshold; default 64 MiB (use INTERNAL_SEGMENT_BYTES for `__*` topics). */
+  segmentBytes?: number;
+  cleanupPolicy?: CleanupPolicy;
+  /** Byte budget for the `delete` policy; 0 (the default) keeps everything. */
+  maxLogBytes?: number;
+}
+
+interface Segment {
+  base: bigint;
+  logPath: string;
+  indexPath: string;
+  /** Open read-write for the active segment; opened on demand (read-only) for closed ones. */
+  fd: number | undefined;
+  indexFd: number | undefined;
+  size: number;
+  positions: number[];
+}
+
+export function segmentFileName(base: bigint, ext: string): string {
+  return `${base.toString().padStart(20, '0')}${ext}`;
+}
+
+const LOG_NAME = /^(\d{20})\.log$/;
+
+function writeAt(fd: number, buf: Buffer, position: number): void {
+  let done = 0;
+  while (done < buf.length) done += fs.writeSync(fd, buf, done, buf.length - done, position + done);
+}
+
+function fsyncAsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
+}
+
+/** Index entries for `positions`, the first of which has relative offset `firstRel`. */
+function indexBytes(positions: readonly number[], firstRel = 0): Buffer {
+  const buf = Buffer.allocUnsafe(positions.length * INDEX_ENTRY_BYTES);
+  positions.forEach((p, i) => {
+    buf.writeUInt32BE(firstRel + i, i * INDEX_ENTRY_BYTES);
+    buf.writeUInt32BE(p, i * INDEX_ENTRY_BYTES + 4);
+  });
+  return buf;
+}
+
+function readAt(fd: number, buf: Buffer, position: number): void {
+  let done = 0;
+  while (done < buf.length) {
+    const n = fs.readSync(fd, buf, done, buf.length - done, position + done);
+    if (n === 0) throw new StorageError(`short read at ${position + done}`);
+    done += n;
+  }
+}
+
+export class CommitLog implements PartitionLog {
+  readonly backend = 'commitlog' as const;
+  readonly dir: string;
+  readonly segmentBytes: number;
+  readonly cleanupPolicy: CleanupPolicy;
+  readonly maxLogBytes: number;
+  private segments: Segment[] = [];
+  private fsyncs = 0;
+  private closed = false;
+
+  private constructor(dir: string, options: CommitLogOptions) {
+    this.dir = dir;
+    this.segmentBytes = options.segmentBytes ?? COMMIT_LOG_SEGMENT_BYTES;
+    this.cleanupPolicy = options.cleanupPolicy ?? 'delete';
+    this.maxLogBytes = options.maxLogBytes ?? 0;
+    if (!Number.isInteger(this.segmentBytes) || this.segmentBytes < 1 || this.segmentBytes > COMMIT_LOG_MAX_SEGMENT_BYTES) {
+      throw new UsageError(`segmentBytes must be 1..${COMMIT_LOG_MAX_SEGMENT_BYTES}, got ${this.segmentBytes}`);
+    }
+  }
+
+  /** Opens (creating when absent) the partition directory `dir`, running recovery first. */
+  static open(dir: string, options: CommitLogOptions = {}): CommitLog {
+    const log = new CommitLog(dir, options);
+    try {
+      log.recover();
+    } catch (err) {
+      log.closeHandles();
+      throw err instanceof StorageError || err instanceof UsageError
+        ? err
+        : new StorageError(`cannot open commit log ${dir}`, { cause: err });
+    }
+    return log;
+  }
+
+  get logStartOffset(): bigint {
+    return this.segments[0]!.base;
+  }
+
+  get logEndOffset(): bigint {
+    const active = this.active;
+    return active.base + BigInt(active.positions.length);
+  }
+
+  get fsyncCount(): number {
+    return this.fsyncs;
+  }
+
+  /** Segment bases and record counts, oldest first (for tests and tooling). */
+  get segmentInfo(): { base: bigint; records: number; bytes: number }[] {
+    return this.segments.map((s) => ({ base: s.base, records: s.positions.length, bytes: s.size }));
+  }
+
+  private get active(): Segment {
+    return this.segments[this.segments.length - 1]!;
+  }
+
+  private recover(): void {
+    fs.mkdirSync(this.dir, { recursive: true });
+    const names = new Set(fs.readdirSync(this.dir));
+    for (const name of names) {
+      const full = path.join(this.dir, name);
+      if (name.endsWith('.log.cleaned')) {
+        const canonical = name.slice(0, -'.cleaned'.length);
+        if (names.has(canonical)) fs.rmSync(full);
+        else fs.renameSync(full, path.join(this.dir, canonical));
+        names.delete(name);
+        names.add(canonical);
+      } else if (name.endsWith('.index.cleaned')) {
+        fs.rmSync(full);
+      }
+    }
+    for (const name of names) {
+      const m = /^(\d{20})\.index$/.exec(name);
+      if (m && !names.has(`${m[1]}.log`)) fs.rmSync(path.join(this.dir, name));
+    }
+    const bases = [...names]
+      .map((n) => LOG_NAME.exec(n)?.[1])
+      .filter((b): b is string => b !== undefined)
+      .map((b) => BigInt(b))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const base of bases) this.segments.push(this.recoverSegment(base));
+    if (this.segments.length === 0) this.segments.push(this.createSegment(0n));
+    const active = this.active;
+    active.fd ??= fs.openSync(active.logPath, 'r+');
+    active.indexFd = fs.openSync(active.indexPath, 'r+');
+  }
+
+  private recoverSegment(base: bigint): Segment {
+    const logPath = path.join(this.dir, segmentFileName(base, '.log'));
+    const indexPath = path.join(this.dir, segmentFileName(base, '.index'));
+    const fd = fs.openSync(logPath, 'r+');
+    const seg: Segment = { base, logPath, indexPath, fd, indexFd: undefined, size: 0, positions: [] };
+    const fileSize = fs.fstatSync(fd).size;
+    for (const item of scanRecords(fd, fileSize)) {
+      if (!item.ok) break;
+      seg.positions.push(item.position);
+      seg.size = item.position + item.record.size;
+    }
+    if (seg.size < fileSize) {
+      fs.ftruncateSync(fd, seg.size);
+      fs.fsyncSync(fd);
+      this.fsyncs++;
+    }
+    const expected = indexBytes(seg.positions);
+    const current = fs.existsSync(indexPath) ? fs.readFileSync(indexPath) : undefined;
+    if (!current?.equals(expected)) fs.writeFileSync(indexPath, expected);
+    fs.closeSync(fd);
+    seg.fd = undefined;
+    return seg;
+  }
+
+  private createSegment(base: bigint): Segment {
+    const logPath = path.join(this.dir, segmentFileName(base, '.log'));
+    const indexPath = path.join(this.dir, segmentFileName(base, '.index'));
+    const fd = fs.openSync(logPath, 'w+');
+    const indexFd = fs.openSync(indexPath, 'w+');
+    return { base, logPath, indexPath, fd, indexFd, size: 0, positions: [] };
+  }
+
+  append(records: readonly RecordToStore[]): AppendResult {
+    this.assertOpen();
+    const offsets: bigint[] = [];
+    let i = 0;
+    try {
+      while (i < records.length) {
+        if (this.active.size >= this.segmentBytes) this.roll();
+        const seg = this.active;
+        // One run per segment: the roll check repeats before each record, so a run ends where a roll is due.
+        const sizes: number[] = [];
+        let bytes = 0;
+        for (let j = i; j < records.length && (j === i || seg.size + bytes < this.segmentBytes); j++) {
+          const size = recordSize(records[j]!);
+          sizes.push(size);
+          bytes += size;
+        }
+        const buf = Buffer.allocUnsafe(bytes);
+        let p = 0;
+        const newPositions: number[] = [];
+        for (const size of sizes) {
+          writeRecord(buf, p, records[i + newPositions.length]!);
+          newPositions.push(seg.size + p);
+          p += size;
+        }
+        const first = seg.positions.length;
+        writeAt(seg.fd!, buf, seg.size);
+        writeAt(seg.indexFd!, indexBytes(newPositions, first), first * INDEX_ENTRY_BYTES);
+        for (const pos of newPositions) seg.positions.push(pos);
+        seg.size += bytes;
+        for (let k = 0; k < newPositions.length; k++) offsets.push(seg.base + BigInt(first + k));
+        i += newPositions.length;
+      }
+    } catch (err) {
+      return { offsets, error: err instanceof Error ? err : new StorageError(String(err)) };
+    }
+    return { offsets };
+  }
+
+  /** Closes the active segment, starts a new one at the LEO, then applies the cleanup policy to closed segments. */
+  private roll(): void {
+    const old = this.active;
+    fs.fsyncSync(old.fd!);
+    this.fsyncs++;
+    fs.closeSync(old.indexFd!);
+    old.indexFd = undefined;
+    this.segments.push(this.createSegment(this.logEndOffset));
+    this.fsyncDir();
+    this.cleanup();
+  }
+
+  private cleanup(): void {
+    const closed = this.segments.slice(0, -1);
+    if (this.cleanupPolicy === 'compact') {
+      for (const seg of closed) this.closeSegment(seg);
+      const stats = compactSegments(closed);
+      this.fsyncs += stats.fsyncs;
+      const kept: Segment[] = [];
+      stats.outcomes.forEach((outcome, i) => {
+        const seg = closed[i]!;
+        if (outcome.kind === 'removed') return;
+        if (outcome.kind === 'rewritten') {
+          seg.size = outcome.size;
+          seg.positions = outcome.positions;
+        }
+        kept.push(seg);
+      });
+      this.segments = [...kept, this.active];
+      return;
+    }
+    const drop = segmentsOverBudget(
+      this.segments.map((s) => s.size),
+      this.maxLogBytes,
+    );
+    for (const seg of this.segments.slice(0, drop)) {
+      this.closeSegment(seg);
+      fs.rmSync(seg.logPath, { force: true });
+      fs.rmSync(seg.indexPath, { force: true });
+    }
+    if (drop > 0) {
+      this.segments = this.segments.slice(drop);
+      this.fsyncDir();
+    }
+  }
+
+  /** Forces the cleanup policy now (the broker runs it at every roll; tests and tools may want it on demand). */
+  rollAndClean(): void {
+    this.assertOpen();
+    if (this.active.size > 0) this.roll();
+    else this.cleanup();
+  }
+
+  async sync(): Promise<void> {
+    this.assertOpen();
+    await fsyncAsync(this.active.fd!);
+    this.fsyncs++;
+  }
+
+  read(offset: bigint, limits: ReadLimits): LogRecord[] {
+    this.assertOpen();
+    const out: LogRecord[] = [];
+    const maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
+    let budget = maxBytes;
+    let cursor = offset < this.logStartOffset ? this.logStartOffset : offset;
+    let s = this.segmentIndexFor(cursor);
+    while (s < this.segments.length && out.length < limits.maxRecords) {
+      const seg = this.segments[s]!;
+      if (cursor < seg.base) cursor = seg.base;
+      const rel = Number(cursor - seg.base);
+      if (rel >= seg.positions.length) {
+        s++;
+        continue;
+      }
+      let end = rel;
+      let bytes = 0;
+      while (end < seg.positions.length && out.length + (end - rel) < limits.maxRecords) {
+        const size = (seg.positions[end + 1] ?? seg.size) - seg.positions[end]!;
+        if (bytes + size > budget && (out.length > 0 || end > rel)) break;
+        bytes += size;
+        end++;
+      }
+      if (end === rel) break;
+      const start = seg.positions[rel]!;
+      const buf = Buffer.allocUnsafe(bytes);
+      readAt(this.fdFor(seg), buf, start);
+      for (let k = rel; k < end; k++) {
+        const at = seg.positions[k]! - start;
+        const result = readRecord(buf, at, at + ((seg.positions[k + 1] ?? seg.size) - seg.positions[k]!));
+        if (!result.ok) throw new CorruptDataError(seg.logPath, seg.positions[k]!, result.detail);
+        const off = seg.base + BigInt(k);
+        out.push({ ...result.record, offset: off, nextOffset: off + 1n });
+      }
+      budget -= bytes;
+      cursor = seg.base + BigInt(end);
+      if (end < seg.positions.length) break;
+      s++;
+    }
+    return out;
+  }
+
+  offsetForTimestamp(timestampMs: bigint): { offset: bigint; found: boolean } {
+    this.assertOpen();
+    for (const seg of this.segments) {
+      let index = 0;
+      for (const item of scanRecords(this.fdFor(seg), seg.size)) {
+        if (!item.ok) break;
+        if (item.record.timestamp >= timestampMs) return { offset: seg.base + BigInt(index), found: true };
+        index++;
+      }
+    }
+    return { offset: this.logEndOffset, found: false };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    const active = this.active;
+    if (active.fd !== undefined) {
+      await fsyncAsync(active.fd);
+      this.fsyncs++;
+    }
+    this.closed = true;
+    this.closeHandles();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Last segment whose base is ≤ offset (0 when the offset precedes them all). */
+  private segmentIndexFor(offset: bigint): number {
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.segments[mid]!.base <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  private fdFor(seg: Segment): number {
+    seg.fd ??= fs.openSync(seg.logPath, 'r');
+    return seg.fd;
+  }
+
+  private closeSegment(seg: Segment): void {
+    if (seg.fd !== undefined) fs.closeSync(seg.fd);
+    if (seg.indexFd !== undefined) fs.closeSync(seg.indexFd);
+    seg.fd = undefined;
+    seg.indexFd = undefined;
+  }
+
+  private closeHandles(): void {
+    for (const seg of this.segments) this.closeSegment(seg);
+  }
+
+  private fsyncDir(): void {
+    const fd = fs.openSync(this.dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+      this.fsyncs++;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StorageError(`commit log ${this.dir} is closed`);
+  }
+}
