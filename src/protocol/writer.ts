@@ -27,6 +27,12 @@ export class Writer {
     this.buf = next;
   }
 
+  /** Makes room for `n` more bytes at once: an encoder that knows its size grows the buffer at most once. */
+  reserve(n: number): this {
+    this.ensure(n);
+    return this;
+  }
+
   u8(v: number): this {
     this.ensure(1);
     this.buf[this.pos++] = v;
