@@ -11,7 +11,8 @@ export interface LogFactory {
   open(partitionDir: string, topic: string, config: TopicConfigEntries): Promise<PartitionLog>;
   /** The sidecar entries of a topic dir ({} when there is no sidecar). */
   readConfig(topicDir: string): Promise<TopicConfigEntries>;
-  writeConfig(topicDir: string, config: TopicConfigEntries): Promise<void>;
+  /** Writes the sidecar and returns the entries it now holds (defaults are not written). */
+  writeConfig(topicDir: string, config: TopicConfigEntries): Promise<TopicConfigEntries>;
   /** Sidecar entries for a new user or internal topic (broker-wide segment size and retention). */
   defaultConfig(topic: string): TopicConfigEntries;
   /** Why ALTER_TOPIC_CONFIG must refuse these entries (ERR 17), or undefined. */

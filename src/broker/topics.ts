@@ -143,9 +143,9 @@ export class TopicRegistry {
         throw new HandlerError(ErrorCode.RATE_LIMITED, `topic limit of ${Limits.maxTopics} reached`);
       }
       const dir = path.join(this.dataDir, name);
-      const config = options.config ?? this.factory.defaultConfig(name);
       await fs.mkdir(dir, { recursive: true });
-      if (Object.keys(config).length > 0) await this.factory.writeConfig(dir, config);
+      const wanted = options.config ?? this.factory.defaultConfig(name);
+      const config = Object.keys(wanted).length > 0 ? await this.factory.writeConfig(dir, wanted) : {};
       const logs: PartitionLog[] = [];
       try {
         for (let id = 1; id <= partitions; id++) logs.push(await this.factory.open(partitionDir(dir, id), name, config));
@@ -201,9 +201,8 @@ export class TopicRegistry {
       if (problem) throw new HandlerError(ErrorCode.INVALID_CONFIG, problem);
       const next: Record<string, string> = { ...topic.config };
       for (const [k, v] of entries) next[k] = v;
-      await this.factory.writeConfig(path.join(this.dataDir, name), next);
-      topic.config = next;
-      for (const p of topic.partitions) this.factory.applyConfig(p, next);
+      topic.config = await this.factory.writeConfig(path.join(this.dataDir, name), next);
+      for (const p of topic.partitions) this.factory.applyConfig(p, topic.config);
       return topic;
     });
   }

@@ -1,0 +1,37 @@
+/**
+ * PRODUCE_BATCH: records partitioned one by one in list order, one append per touched partition, then one sync per
+ * touched partition. A partial append answers the landed prefix with err 7; a failure before anything landed (or a
+ * missing topic) answers an ERROR frame instead (wire.md §13.4).
+ */
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { decodePayload } from '../../protocol/message.js';
+import { type ProduceBatch, ProduceBatchAckReply, ProduceBatchRequest } from '../../protocol/messages/produce-batch.js';
+import { BatchFlag } from '../../protocol/opcodes.js';
+import type { BrokerCore } from '../core.js';
+import { type ConnectionHandle, HandlerError, type RequestHandler } from '../handler.js';
+import { appendRecords, checkCodec, syncAll } from '../produce-path.js';
+
+/**
+ * Idempotent batches need a producer id from INIT_PRODUCER_ID, which this broker does not issue yet: every one is
+ * refused here, before anything is appended. Sequence checks and memo replay belong in this hook.
+ */
+function idempotentBatch(_broker: BrokerCore, _conn: ConnectionHandle, _request: ProduceBatch): never {
+  throw new HandlerError(ErrorCode.NO_PRODUCER_ID, 'no producer id on this connection: send INIT_PRODUCER_ID first');
+}
+
+export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payload }) => {
+  const request = decodePayload(ProduceBatchRequest, payload);
+  if (request.flags & BatchFlag.IDEMPOTENT) return idempotentBatch(broker, conn, request);
+  checkCodec(request.codec);
+  const topic = broker.topics.requireTopic(request.topic);
+  const { acks, error, toSync } = appendRecords(broker, topic, request.codec, request.records);
+  if (acks.length === 0) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
+  const reply = error
+    ? { acks, errorCode: ErrorCode.INTERNAL, errorMessage: `${acks.length} of ${request.records.length} records appended: ${error.message}` }
+    : { acks, errorCode: ErrorCode.NONE, errorMessage: '' };
+  if (toSync.length === 0) {
+    conn.send(ProduceBatchAckReply, correl, reply);
+    return undefined;
+  }
+  return syncAll(toSync).then(() => conn.send(ProduceBatchAckReply, correl, reply));
+};
