@@ -1,0 +1,82 @@
+/**
+ * How an error leaving a command becomes an exit code, a JSON `code` and one line of text. Errors are classified by
+ * class and `code`, never by message text (a parse error's text is only reshaped onto one line).
+ */
+import { CraterError, UsageError } from '../errors.js';
+import { ExitCode, type ExitCodeValue, exitCodeName } from './exit-codes.js';
+
+/**
+ * A command's own non-zero outcome that is not a library error: fewer records than asked for (INCOMPLETE), a bench
+ * threshold missed (THRESHOLD), a `--verify` that found damage after rendering its report (CORRUPT).
+ */
+export class CommandFailure extends Error {
+  readonly exitCode: ExitCodeValue;
+  readonly code: string;
+
+  constructor(exitCode: ExitCodeValue, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CommandFailure';
+    this.exitCode = exitCode;
+    this.code = `ERR_${exitCodeName(exitCode) ?? 'FAILURE'}`;
+  }
+}
+
+/** Whatever oclif's parser threw (unknown flag, bad value, missing argument), re-thrown as our usage error. */
+export function toUsageError(err: unknown): UsageError {
+  const wrapped = new UsageError(oneLineMessage(err));
+  wrapped.cause = err;
+  return wrapped;
+}
+
+function oclifExit(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null || !('oclif' in err)) return undefined;
+  const exit = (err as { oclif?: { exit?: unknown } }).oclif?.exit;
+  return typeof exit === 'number' ? exit : undefined;
+}
+
+export function exitCodeForError(err: unknown): number {
+  if (err instanceof CommandFailure) return err.exitCode;
+  if (err instanceof CraterError) {
+    switch (err.code) {
+      case 'ERR_USAGE':
+        return ExitCode.USAGE;
+      case 'ERR_CORRUPT':
+        return ExitCode.CORRUPT;
+      default:
+        return ExitCode.FAILURE;
+    }
+  }
+  return oclifExit(err) ?? ExitCode.FAILURE;
+}
+
+/** The `code` of the `--json` error object: CraterError codes, ERR_<EXIT NAME> for command outcomes, Node's own. */
+export function errorCodeForJson(err: unknown): string {
+  if (err instanceof CraterError || err instanceof CommandFailure) return err.code;
+  if (typeof err === 'object' && err !== null) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '' && code !== 'EEXIT') return code;
+    if (oclifExit(err) === ExitCode.USAGE) return 'ERR_USAGE';
+  }
+  return 'ERR_FAILURE';
+}
+
+/**
+ * oclif's parse errors span lines ("Parsing --broker \n\tbad port\nSee more help with --help"); a script reading
+ * stderr wants one. The "see --help" hint is kept once, at the end.
+ */
+export function oneLineMessage(err: unknown): string {
+  const raw = err instanceof Error ? err.message : String(err);
+  const lines = raw
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const hint = lines.some((line) => /^see more help with --help$/i.test(line));
+  const kept = lines.filter((line) => !/^see more help with --help$/i.test(line));
+  let text = '';
+  for (const line of kept) {
+    if (text === '') text = line;
+    else text += /[:;,]$/.test(text) ? ` ${line}` : `: ${line}`;
+  }
+  if (text === '') text = err instanceof Error ? err.name : 'unknown error';
+  return hint ? `${text} (see --help)` : text;
+}
