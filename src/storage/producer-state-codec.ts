@@ -1,0 +1,238 @@
+/**
+ * `__producer_state` records (semantics.md §6), shared by the broker's replay and `crater state dump`.
+ *
+ * Keys open with a tag:
+ *   0x01 · producer_name bytes                       identity
+ *   0x02 · u64 pid · topic bytes (to the key's end)   sequence memo for (pid, topic)
+ *   0x03 · "next_pid"                                 allocator watermark
+ *
+ * Values, big-endian:
+ *   identity   u64 pid · u16 epoch                                        10 bytes
+ *   memo v1    u32 last_seq · u64 last_offset · u32 last_partition        16 bytes, legacy, read only
+ *   memo v2    v1 · u16 epoch                                             18 bytes, single-record produce
+ *   memo v3    v2 · u32 base_seq · u32 count · count × (u32 partition · u64 offset)     batch produce
+ *   allocator  u64 next_pid                                               8 bytes
+ *   tombstone  a zero-length value under the same key
+ *
+ * Partition = fnv1a32(full key, tag included) mod 16 + 1. Values are read as Lua's unpack reads them: trailing bytes
+ * after the known fields are ignored, which is what lets a v2-only reader parse a v3 value. Decoders never throw on
+ * bad bytes: they return the problem as data.
+ */
+import { fnv1a32 } from '../protocol/fnv1a.js';
+
+export const PRODUCER_STATE_TOPIC = '__producer_state';
+export const PRODUCER_STATE_PARTITIONS = 16;
+/** The largest v3 batch memo a reader accepts; a count outside 1..1024 means the tail is not a v3 tail. */
+export const MAX_MEMO_ACKS = 1_024;
+
+export const ProducerStateTag = { IDENTITY: 0x01, MEMO: 0x02, ALLOCATOR: 0x03 } as const;
+
+const ALLOCATOR_NAME = Buffer.from('next_pid', 'ascii');
+
+export type ProducerStateKey =
+  | { kind: 'identity'; producerName: string }
+  | { kind: 'memo'; producerId: bigint; topic: string }
+  | { kind: 'allocator' };
+
+export interface ProducerIdentity {
+  producerId: bigint;
+  epoch: number;
+}
+
+export interface MemoAck {
+  partition: number;
+  offset: bigint;
+}
+
+export interface SequenceMemo {
+  version: 1 | 2 | 3;
+  lastSeq: number;
+  lastOffset: bigint;
+  lastPartition: number;
+  /** Absent only in a v1 memo. */
+  epoch: number | undefined;
+  /** The acks of the memoized batch (v3 only), replayed for an exact duplicate. */
+  batch: { baseSeq: number; acks: MemoAck[] } | undefined;
+  /** Why bytes after the v2 part were not taken as a v3 tail; the memo then acts as v2. */
+  ignoredTail?: string | undefined;
+}
+
+/** What the broker writes: always v2, or v3 when `batch` is given. */
+export interface SequenceMemoToStore {
+  lastSeq: number;
+  lastOffset: bigint;
+  lastPartition: number;
+  epoch: number;
+  batch?: { baseSeq: number; acks: readonly MemoAck[] } | undefined;
+}
+
+/** One record of the topic; `value` undefined is a tombstone. */
+export type ProducerStateEntry =
+  | { kind: 'identity'; producerName: string; value: ProducerIdentity | undefined }
+  | { kind: 'memo'; producerId: bigint; topic: string; value: SequenceMemo | undefined }
+  | { kind: 'allocator'; value: bigint | undefined };
+
+export type ProducerStateProblem = 'empty-key' | 'unknown-tag' | 'bad-key' | 'wrong-length';
+
+export type ProducerStateFailure = { ok: false; problem: ProducerStateProblem; detail: string };
+export type ProducerStateResult<T> = { ok: true; value: T } | ProducerStateFailure;
+
+function fail(problem: ProducerStateProblem, detail: string): ProducerStateFailure {
+  return { ok: false, problem, detail };
+}
+
+export function producerStatePartition(key: Uint8Array, partitions: number = PRODUCER_STATE_PARTITIONS): number {
+  return (fnv1a32(key) % partitions) + 1;
+}
+
+export function encodeIdentityKey(producerName: string): Buffer {
+  const name = Buffer.from(producerName, 'utf8');
+  const key = Buffer.allocUnsafe(1 + name.length);
+  key[0] = ProducerStateTag.IDENTITY;
+  name.copy(key, 1);
+  return key;
+}
+
+export function encodeMemoKey(producerId: bigint, topic: string): Buffer {
+  const t = Buffer.from(topic, 'utf8');
+  const key = Buffer.allocUnsafe(9 + t.length);
+  key[0] = ProducerStateTag.MEMO;
+  key.writeBigUInt64BE(producerId, 1);
+  t.copy(key, 9);
+  return key;
+}
+
+export const ALLOCATOR_KEY: Buffer = Buffer.concat([Buffer.from([ProducerStateTag.ALLOCATOR]), ALLOCATOR_NAME]);
+
+export function encodeProducerStateKey(key: ProducerStateKey): Buffer {
+  if (key.kind === 'identity') return encodeIdentityKey(key.producerName);
+  if (key.kind === 'memo') return encodeMemoKey(key.producerId, key.topic);
+  return Buffer.from(ALLOCATOR_KEY);
+}
+
+export function decodeProducerStateKey(key: Uint8Array): ProducerStateResult<ProducerStateKey> {
+  if (key.length === 0) return fail('empty-key', 'a __producer_state key needs at least its tag byte');
+  const b = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  switch (b[0]) {
+    case ProducerStateTag.IDENTITY:
+      return { ok: true, value: { kind: 'identity', producerName: b.toString('utf8', 1) } };
+    case ProducerStateTag.MEMO:
+      if (b.length < 9) return fail('bad-key', `memo key of ${b.length} bytes cannot hold tag and pid (9)`);
+      return { ok: true, value: { kind: 'memo', producerId: b.readBigUInt64BE(1), topic: b.toString('utf8', 9) } };
+    case ProducerStateTag.ALLOCATOR:
+      if (!b.subarray(1).equals(ALLOCATOR_NAME)) return fail('bad-key', 'allocator key is not 0x03 "next_pid"');
+      return { ok: true, value: { kind: 'allocator' } };
+    default:
+      return fail('unknown-tag', `unknown key tag 0x${b[0]!.toString(16).padStart(2, '0')}`);
+  }
+}
+
+export function encodeIdentityValue(identity: ProducerIdentity): Buffer {
+  const v = Buffer.allocUnsafe(10);
+  v.writeBigUInt64BE(identity.producerId, 0);
+  v.writeUInt16BE(identity.epoch, 8);
+  return v;
+}
+
+export function decodeIdentityValue(value: Uint8Array): ProducerStateResult<ProducerIdentity> {
+  if (value.length < 10) return fail('wrong-length', `identity value of ${value.length} bytes, needs 10`);
+  const b = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  return { ok: true, value: { producerId: b.readBigUInt64BE(0), epoch: b.readUInt16BE(8) } };
+}
+
+export function encodeMemoValue(memo: SequenceMemoToStore): Buffer {
+  const acks = memo.batch?.acks;
+  const v = Buffer.allocUnsafe(18 + (acks ? 8 + acks.length * 12 : 0));
+  v.writeUInt32BE(memo.lastSeq, 0);
+  v.writeBigUInt64BE(memo.lastOffset, 4);
+  v.writeUInt32BE(memo.lastPartition, 12);
+  v.writeUInt16BE(memo.epoch, 16);
+  if (memo.batch && acks) {
+    v.writeUInt32BE(memo.batch.baseSeq, 18);
+    v.writeUInt32BE(acks.length, 22);
+    let p = 26;
+    for (const ack of acks) {
+      v.writeUInt32BE(ack.partition, p);
+      v.writeBigUInt64BE(ack.offset, p + 4);
+      p += 12;
+    }
+  }
+  return v;
+}
+
+/** v2 when at least 18 bytes, else v1 when at least 16; a v3 tail only when it is whole and its count in range. */
+export function decodeMemoValue(value: Uint8Array): ProducerStateResult<SequenceMemo> {
+  const b = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (b.length < 16) return fail('wrong-length', `memo value of ${b.length} bytes, needs 16 (v1) or 18 (v2)`);
+  const lastSeq = b.readUInt32BE(0);
+  const lastOffset = b.readBigUInt64BE(4);
+  const lastPartition = b.readUInt32BE(12);
+  if (b.length < 18) {
+    return { ok: true, value: { version: 1, lastSeq, lastOffset, lastPartition, epoch: undefined, batch: undefined } };
+  }
+  const memo: SequenceMemo = {
+    version: 2,
+    lastSeq,
+    lastOffset,
+    lastPartition,
+    epoch: b.readUInt16BE(16),
+    batch: undefined,
+  };
+  const tail = b.length - 18;
+  if (tail === 0) return { ok: true, value: memo };
+  if (tail < 8) {
+    memo.ignoredTail = `${tail} trailing bytes, too few for a v3 tail`;
+    return { ok: true, value: memo };
+  }
+  const count = b.readUInt32BE(22);
+  if (count < 1 || count > MAX_MEMO_ACKS) {
+    memo.ignoredTail = `v3 ack count ${count} outside 1..${MAX_MEMO_ACKS}`;
+    return { ok: true, value: memo };
+  }
+  if (tail - 8 < count * 12) {
+    memo.ignoredTail = `v3 ack count ${count} needs ${count * 12} bytes, ${tail - 8} present`;
+    return { ok: true, value: memo };
+  }
+  const acks = new Array<MemoAck>(count);
+  for (let i = 0, p = 26; i < count; i++, p += 12) {
+    acks[i] = { partition: b.readUInt32BE(p), offset: b.readBigUInt64BE(p + 4) };
+  }
+  memo.version = 3;
+  memo.batch = { baseSeq: b.readUInt32BE(18), acks };
+  return { ok: true, value: memo };
+}
+
+export function encodeAllocatorValue(nextPid: bigint): Buffer {
+  const v = Buffer.allocUnsafe(8);
+  v.writeBigUInt64BE(nextPid, 0);
+  return v;
+}
+
+export function decodeAllocatorValue(value: Uint8Array): ProducerStateResult<bigint> {
+  if (value.length < 8) return fail('wrong-length', `allocator value of ${value.length} bytes, needs 8`);
+  return { ok: true, value: Buffer.from(value.buffer, value.byteOffset, value.byteLength).readBigUInt64BE(0) };
+}
+
+/** Decodes one record of the topic (key and value); a zero-length value is a tombstone. */
+export function decodeProducerStateRecord(key: Uint8Array, value: Uint8Array): ProducerStateResult<ProducerStateEntry> {
+  const k = decodeProducerStateKey(key);
+  if (!k.ok) return k;
+  const tombstone = value.length === 0;
+  switch (k.value.kind) {
+    case 'identity': {
+      if (tombstone) return { ok: true, value: { ...k.value, value: undefined } };
+      const v = decodeIdentityValue(value);
+      return v.ok ? { ok: true, value: { ...k.value, value: v.value } } : v;
+    }
+    case 'memo': {
+      if (tombstone) return { ok: true, value: { ...k.value, value: undefined } };
+      const v = decodeMemoValue(value);
+      return v.ok ? { ok: true, value: { ...k.value, value: v.value } } : v;
+    }
+    case 'allocator': {
+      if (tombstone) return { ok: true, value: { kind: 'allocator', value: undefined } };
+      const v = decodeAllocatorValue(value);
+      return v.ok ? { ok: true, value: { kind: 'allocator', value: v.value } } : v;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * `__transaction_state` records (semantics.md §10). Key = the transaction id (the producer name) bytes;
+ * partition = fnv1a32(id) mod 16 + 1. Value, big-endian:
+ *
+ *   u64 pid · u16 epoch · u8 state
+ *   u32 participants · participants × (u16-length topic · u32 partition · u64 first_offset)
+ *   u32 pending · pending × (u16-length group · u16-length topic · u32 partition · u64 offset)
+ *
+ * A zero-length value is a tombstone. Decoders never throw on bad bytes: a count the bytes cannot hold, a string
+ * past the end or a short value come back as a problem, before anything is allocated from the count.
+ */
+import { fnv1a32 } from '../protocol/fnv1a.js';
+
+export const TRANSACTION_STATE_TOPIC = '__transaction_state';
+export const TRANSACTION_STATE_PARTITIONS = 16;
+
+export const TxnState = {
+  EMPTY: 0,
+  ONGOING: 1,
+  PREPARE_COMMIT: 2,
+  PREPARE_ABORT: 3,
+  COMPLETE_COMMIT: 4,
+  COMPLETE_ABORT: 5,
+} as const;
+export type TxnStateName = keyof typeof TxnState;
+export type TxnStateValue = (typeof TxnState)[TxnStateName];
+
+const stateNames = new Map<number, TxnStateName>(Object.entries(TxnState).map(([k, v]) => [v, k as TxnStateName]));
+
+/** `PREPARE_COMMIT` for 2; `UNKNOWN_<n>` for a state byte this table lacks. */
+export function txnStateName(state: number): string {
+  return stateNames.get(state) ?? `UNKNOWN_${state}`;
+}
+
+export interface TxnParticipant {
+  topic: string;
+  partition: number;
+  firstOffset: bigint;
+}
+
+export interface TxnPendingOffset {
+  group: string;
+  topic: string;
+  partition: number;
+  offset: bigint;
+}
+
+export interface TxnStateRecord {
+  producerId: bigint;
+  epoch: number;
+  /** A TxnState value; an unknown byte is passed through for the caller to report. */
+  state: number;
+  participants: TxnParticipant[];
+  pendingOffsets: TxnPendingOffset[];
+}
+
+export type TxnStateProblem = 'wrong-length' | 'count-past-end' | 'string-past-end';
+export type TxnStateFailure = { ok: false; problem: TxnStateProblem; detail: string };
+export type TxnStateResult<T> = { ok: true; value: T } | TxnStateFailure;
+
+export function txnStatePartition(
+  transactionId: string | Uint8Array,
+  partitions: number = TRANSACTION_STATE_PARTITIONS,
+): number {
+  const id = typeof transactionId === 'string' ? Buffer.from(transactionId, 'utf8') : transactionId;
+  return (fnv1a32(id) % partitions) + 1;
+}
+
+export function encodeTxnStateKey(transactionId: string): Buffer {
+  return Buffer.from(transactionId, 'utf8');
+}
+
+export function encodeTxnStateValue(v: TxnStateRecord): Buffer {
+  const parts = v.participants.map((p) => ({ ...p, t: Buffer.from(p.topic, 'utf8') }));
+  const pending = v.pendingOffsets.map((o) => ({
+    ...o,
+    g: Buffer.from(o.group, 'utf8'),
+    t: Buffer.from(o.topic, 'utf8'),
+  }));
+  let size = 11 + 4 + 4;
+  for (const p of parts) size += 14 + p.t.length;
+  for (const o of pending) size += 16 + o.g.length + o.t.length;
+  const b = Buffer.allocUnsafe(size);
+  b.writeBigUInt64BE(v.producerId, 0);
+  b.writeUInt16BE(v.epoch, 8);
+  b[10] = v.state;
+  let at = b.writeUInt32BE(parts.length, 11);
+  for (const p of parts) {
+    at = b.writeUInt16BE(p.t.length, at);
+    at += p.t.copy(b, at);
+    at = b.writeUInt32BE(p.partition, at);
+    at = b.writeBigUInt64BE(p.firstOffset, at);
+  }
+  at = b.writeUInt32BE(pending.length, at);
+  for (const o of pending) {
+    at = b.writeUInt16BE(o.g.length, at);
+    at += o.g.copy(b, at);
+    at = b.writeUInt16BE(o.t.length, at);
+    at += o.t.copy(b, at);
+    at = b.writeUInt32BE(o.partition, at);
+    at = b.writeBigUInt64BE(o.offset, at);
+  }
+  return b;
+}
+
+class Problem {
+  constructor(
+    readonly problem: TxnStateProblem,
+    readonly detail: string,
+  ) {}
+}
+
+/** A bounds-checked cursor whose failures are Problems, caught once in decodeTxnStateValue. */
+class Cursor {
+  pos = 0;
+  constructor(private readonly b: Buffer) {}
+  need(n: number, what: string): number {
+    if (this.b.length - this.pos < n) {
+      throw new Problem('wrong-length', `${what} at ${this.pos} needs ${n} bytes, ${this.b.length - this.pos} left`);
+    }
+    const at = this.pos;
+    this.pos += n;
+    return at;
+  }
+  u8(what: string): number {
+    return this.b[this.need(1, what)]!;
+  }
+  u16(what: string): number {
+    return this.b.readUInt16BE(this.need(2, what));
+  }
+  u32(what: string): number {
+    return this.b.readUInt32BE(this.need(4, what));
+  }
+  u64(what: string): bigint {
+    return this.b.readBigUInt64BE(this.need(8, what));
+  }
+  str16(what: string): string {
+    const len = this.u16(`${what} length`);
+    if (this.b.length - this.pos < len) {
+      throw new Problem('string-past-end', `${what} length ${len} at ${this.pos - 2} runs past the value's end`);
+    }
+    const s = this.b.toString('utf8', this.pos, this.pos + len);
+    this.pos += len;
+    return s;
+  }
+  count(what: string, minEntryBytes: number): number {
+    const n = this.u32(what);
+    if (n > Math.floor((this.b.length - this.pos) / minEntryBytes)) {
+      throw new Problem('count-past-end', `${what} ${n} cannot fit in the ${this.b.length - this.pos} bytes left`);
+    }
+    return n;
+  }
+}
+
+/** undefined for a tombstone (zero-length value). */
+export function decodeTxnStateValue(value: Uint8Array): TxnStateResult<TxnStateRecord | undefined> {
+  if (value.length === 0) return { ok: true, value: undefined };
+  const c = new Cursor(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  try {
+    const producerId = c.u64('pid');
+    const epoch = c.u16('epoch');
+    const state = c.u8('state');
+    const participants: TxnParticipant[] = new Array(c.count('participant count', 14));
+    for (let i = 0; i < participants.length; i++) {
+      participants[i] = { topic: c.str16('topic'), partition: c.u32('partition'), firstOffset: c.u64('first_offset') };
+    }
+    const pendingOffsets: TxnPendingOffset[] = new Array(c.count('pending-offset count', 16));
+    for (let i = 0; i < pendingOffsets.length; i++) {
+      pendingOffsets[i] = {
+        group: c.str16('group'),
+        topic: c.str16('topic'),
+        partition: c.u32('partition'),
+        offset: c.u64('offset'),
+      };
+    }
+    return { ok: true, value: { producerId, epoch, state, participants, pendingOffsets } };
+  } catch (err) {
+    if (err instanceof Problem) return { ok: false, problem: err.problem, detail: err.detail };
+    throw err;
+  }
+}
