@@ -152,6 +152,18 @@ export class Connection {
     this.pushHandler = handler;
   }
 
+  /**
+   * Stops reading from the socket (push consumers apply backpressure this way: the broker's push loop then waits
+   * on its send queue). Heartbeats are not answered while paused, so a pause must stay well under the broker's 90 s.
+   */
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
   /** Called once when the socket closes: with the reason, or undefined for a close this side asked for. */
   onClose(listener: (error: Error | undefined) => void): void {
     if (this.isClosed) listener(this.closing ? undefined : this.closeReason());
@@ -171,7 +183,7 @@ export class Connection {
 
   /**
    * Sends one request whose reply is several frames with its correl, ended by `endOp` (FETCH: RECORD ×n or one
-   * RECORD_BATCH, then OK). Resolves with the frames before the terminator; an ERROR rejects with BrokerError.
+   * RECORD_BATCH, then OK). Resolves with every frame, the terminator last; an ERROR rejects with BrokerError.
    */
   requestStream<Req>(codec: MessageCodec<Req>, message: Req, endOp: number = Op.OK, options: RequestOptions = {}) {
     return this.exchange(codec, message, endOp, true, options) as Promise<Frame[]>;
@@ -290,11 +302,10 @@ export class Connection {
       this.settle(key, pending);
       pending.reject(this.errorFromFrame(frame));
     } else if (pending.stream) {
+      pending.stream.push(frame);
       if (frame.op === pending.endOp) {
         this.settle(key, pending);
         pending.resolve(pending.stream);
-      } else {
-        pending.stream.push(frame);
       }
     } else {
       this.settle(key, pending);

@@ -154,7 +154,7 @@ describe('Connection', () => {
     });
     conn = await Connection.open(`127.0.0.1:${server.port}`);
     const frames = await conn.requestStream(FetchRequest, { topic: 't', group: 'g', maxRecords: 10 });
-    expect(frames.map((f) => f.op)).toEqual([Op.RECORD, Op.RECORD]);
+    expect(frames.map((f) => f.op)).toEqual([Op.RECORD, Op.RECORD, Op.OK]);
   });
 
   it('refuses a request over the outgoing frame limit before sending anything', async () => {

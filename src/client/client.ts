@@ -1,0 +1,225 @@
+/**
+ * The client: one authenticated connection for admin, produce, fetch and commit, plus a connection of its own for
+ * each subscription and consumer (a connection is pull or push, never both, and its group is fixed by its first
+ * FETCH or SUBSCRIBE: wire.md §2.5). Every call returns a promise; offsets are bigint, partitions 1-based.
+ */
+import { UsageError } from '../errors.js';
+import type { Connection } from './connection.js';
+import * as admin from './admin.js';
+import { Consumer, type ConsumerOptions } from './consumer.js';
+import { fetchRecords, type FetchOptions, type FetchResult } from './fetch-ops.js';
+import { GroupMembership, type GroupAssignment, type JoinGroupOptions } from './group-membership.js';
+import {
+  produce,
+  produceBatch,
+  type BatchResult,
+  type ProduceAck,
+  type ProduceOptions,
+  type ProducerRecord,
+} from './produce-ops.js';
+import { DirectSink, Producer, type ProducerOptions } from './producer.js';
+import { openSession, type ConnectOptions, type ServerIdentity, type Session } from './session.js';
+import { Subscription, type SubscribeOptions } from './subscription.js';
+
+/** What a client reports besides its return values (a typed union, one listener for all). */
+export type ClientEvent =
+  | { type: 'heartbeat-failed'; groupId: string; error: Error }
+  | { type: 'closed'; error: Error | undefined };
+
+export type ClientListener = (event: ClientEvent) => void;
+
+/** Connects, greets, identifies and authenticates (AUTH is sent in open mode too). */
+export async function connect(options: ConnectOptions): Promise<Client> {
+  return new Client(await openSession(options), options);
+}
+
+export class Client implements AsyncDisposable {
+  private readonly listeners = new Set<ClientListener>();
+  private membership: GroupMembership | undefined;
+  private readonly children = new Set<Subscription | Consumer>();
+  private closing = false;
+
+  /** @internal: the main authenticated connection, for sinks and tools built on this client. */
+  constructor(
+    readonly session: Session,
+    private readonly connectOptions: ConnectOptions,
+  ) {
+    session.conn.onClose((error) => {
+      this.membership?.stop();
+      this.emit({ type: 'closed', error });
+    });
+  }
+
+  get connection(): Connection {
+    return this.session.conn;
+  }
+
+  /** `host:port` of the broker. */
+  get address(): string {
+    return this.session.conn.label;
+  }
+
+  get server(): ServerIdentity {
+    return this.session.server;
+  }
+
+  /** True when the broker identified itself as crater, which is what allows the extensions (headers). */
+  get isCrater(): boolean {
+    return this.session.server.isCrater;
+  }
+
+  get serverName(): string | undefined {
+    return this.session.server.name;
+  }
+
+  get serverVersion(): string | undefined {
+    return this.session.server.version;
+  }
+
+  on(listener: ClientListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // Topics
+
+  createTopic(name: string, partitions: number): Promise<void> {
+    return admin.createTopic(this.session.conn, name, partitions);
+  }
+
+  listTopics(): Promise<string[]> {
+    return admin.listTopics(this.session.conn);
+  }
+
+  describeTopic(name: string): Promise<admin.TopicDescription> {
+    return admin.describeTopic(this.session.conn, name);
+  }
+
+  deleteTopic(name: string): Promise<void> {
+    return admin.deleteTopic(this.session.conn, name);
+  }
+
+  alterTopicConfig(name: string, entries: admin.ConfigEntries): Promise<void> {
+    return admin.alterTopicConfig(this.session.conn, name, entries);
+  }
+
+  createPartitions(name: string, total: number): Promise<void> {
+    return admin.createPartitions(this.session.conn, name, total);
+  }
+
+  listOffsets(topic: string, options?: admin.ListOffsetsOptions): Promise<admin.Offsets> {
+    return admin.listOffsets(this.session.conn, topic, options);
+  }
+
+  // Producing
+
+  produce(topic: string, record: ProducerRecord & ProduceOptions): Promise<ProduceAck> {
+    return produce(this.session, topic, record, record);
+  }
+
+  /** Acks for the landed prefix plus, on a partial append, its error; a failure before anything landed throws. */
+  produceBatch(topic: string, records: readonly ProducerRecord[], options?: ProduceOptions): Promise<BatchResult> {
+    return produceBatch(this.session, topic, records, options);
+  }
+
+  producer(options: ProducerOptions = {}): Producer {
+    return new Producer(new DirectSink(this.session), options);
+  }
+
+  // Consuming
+
+  /** One FETCH on this client's connection (which becomes a pull connection bound to `group`). */
+  fetch(topic: string, group: string, options?: FetchOptions): Promise<FetchResult> {
+    return fetchRecords(this.session, topic, group, options);
+  }
+
+  /** Pushed records on a new connection; leaving `for await` closes it. */
+  subscribe(topic: string, group: string, options?: SubscribeOptions): Subscription {
+    this.assertOpen();
+    const sub = new Subscription(() => openSession(this.connectOptions), topic, group, options, (s) =>
+      this.children.delete(s),
+    );
+    this.children.add(sub);
+    return sub;
+  }
+
+  /** A pull consumer on a new connection; close it (or dispose it) when done. */
+  async consumer(options: ConsumerOptions): Promise<Consumer> {
+    this.assertOpen();
+    const consumer = await Consumer.create(await openSession(this.connectOptions), options, (c) =>
+      this.children.delete(c),
+    );
+    this.children.add(consumer);
+    return consumer;
+  }
+
+  /** Stores `offset` (the next record to read); this connection must have fetched first. */
+  commit(topic: string, partition: number, offset: bigint): Promise<void> {
+    return admin.commit(this.session.conn, topic, partition, offset);
+  }
+
+  /** Rejects a record by its own offset, for the group this connection fetched as. */
+  nack(topic: string, partition: number, offset: bigint, reason: string): Promise<admin.NackAck> {
+    return admin.nack(this.session.conn, topic, partition, offset, reason);
+  }
+
+  // Groups
+
+  /** Joins `groupId` on this connection and heartbeats every ~3 s until leaveGroup() or close(). */
+  async joinGroup(groupId: string, topics: readonly string[], options: JoinGroupOptions = {}): Promise<GroupAssignment> {
+    if (this.membership && this.membership.groupId !== groupId) {
+      throw new UsageError(`this connection is a member of '${this.membership.groupId}'; leave it first`);
+    }
+    this.membership?.stop();
+    this.membership = await GroupMembership.join(this.session.conn, groupId, topics, {
+      ...options,
+      onHeartbeatError: (error) => {
+        options.onHeartbeatError?.(error);
+        this.emit({ type: 'heartbeat-failed', groupId, error });
+      },
+    });
+    return this.membership.assignment;
+  }
+
+  async leaveGroup(groupId?: string): Promise<void> {
+    const membership = this.membership;
+    if (!membership) throw new UsageError('this connection has not joined a group');
+    if (groupId !== undefined && groupId !== membership.groupId) {
+      throw new UsageError(`this connection is a member of '${membership.groupId}', not '${groupId}'`);
+    }
+    this.membership = undefined;
+    await membership.leave();
+  }
+
+  listGroups(): Promise<admin.GroupListing[]> {
+    return admin.listGroups(this.session.conn);
+  }
+
+  describeGroup(groupId: string): Promise<admin.GroupDescription> {
+    return admin.describeGroup(this.session.conn, groupId);
+  }
+
+  deleteGroup(groupId: string): Promise<void> {
+    return admin.deleteGroup(this.session.conn, groupId);
+  }
+
+  /** Stops heartbeats, closes every subscription and consumer this client opened, then its own connection. */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.membership?.stop();
+    await Promise.allSettled([...this.children].map((c) => c.close()));
+    await this.session.conn.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closing || this.session.conn.closed) throw new UsageError(`the client for ${this.address} is closed`);
+  }
+
+  private emit(event: ClientEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * Pull-mode consumption on a connection of its own (seed 000, "Consumer side"). poll() is one FETCH: its
+ * max_records is the total, and the broker gives each partition it reads max(1, ceil(max_records / P)). A caller's
+ * maxPerPartition is honoured by sending min(maxRecords, maxPerPartition × P), with P the partitions this poll
+ * reads (the group assignment when joined, else every partition of the subscribed topics). Records cannot be
+ * trimmed client-side: the broker has already committed past everything it sent.
+ *
+ * The first poll FETCHes every topic once, because a FETCH subscribes the connection to its topic and then reads
+ * all topics subscribed so far; that first poll can therefore return more than its cap.
+ */
+import { UsageError } from '../errors.js';
+import type { FetchedRecord } from '../protocol/messages/fetch.js';
+import type { NackAck } from '../protocol/messages/nack.js';
+import type { IsolationLevel } from '../protocol/opcodes.js';
+import { commit, describeTopic, nack } from './admin.js';
+import { fetchRecords } from './fetch-ops.js';
+import { GroupMembership, type GroupAssignment, type JoinGroupOptions } from './group-membership.js';
+import type { IsolationName, Session } from './session.js';
+import { validateTopicName } from './validate.js';
+
+export interface ConsumerOptions {
+  group: string;
+  topics: string | readonly string[];
+  isolation?: IsolationName | IsolationLevel;
+  /** Ask for RECORD_BATCH replies (default true). */
+  batched?: boolean;
+  /** Ask for record headers (crater brokers only). */
+  headers?: boolean;
+  /** Join the group for a range assignment of partitions, with heartbeats, before the first poll. */
+  join?: boolean | JoinGroupOptions;
+  /** How long the async iterator waits after an empty poll before polling again (default 100 ms). */
+  idleWaitMs?: number;
+  /** How long a cached partition count is trusted (default 10 s). */
+  metadataMaxAgeMs?: number;
+}
+
+export interface PollOptions {
+  /** Records to take from one partition per poll. Default 1 when maxRecords is not given either. */
+  maxPerPartition?: number;
+  /** Hard total for the poll. */
+  maxRecords?: number;
+  timeoutMs?: number;
+}
+
+export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
+  readonly group: string;
+  readonly topics: readonly string[];
+  private membership: GroupMembership | undefined;
+  private subscribed = false;
+  private closed = false;
+  private readonly partitionCounts = new Map<string, { count: number; at: number }>();
+  private wakeIdle: (() => void) | undefined;
+
+  private constructor(
+    private readonly session: Session,
+    private readonly options: ConsumerOptions,
+    private readonly onClosed?: (c: Consumer) => void,
+  ) {
+    this.group = options.group;
+    this.topics = typeof options.topics === 'string' ? [options.topics] : [...options.topics];
+  }
+
+  /** Takes ownership of `session` (closed with the consumer, also when joining fails). */
+  static async create(session: Session, options: ConsumerOptions, onClosed?: (c: Consumer) => void): Promise<Consumer> {
+    const consumer = new Consumer(session, options, onClosed);
+    try {
+      if (consumer.topics.length === 0) throw new UsageError('a consumer needs at least one topic');
+      for (const t of consumer.topics) validateTopicName(t);
+      if (options.join) {
+        const joinOptions = options.join === true ? {} : options.join;
+        consumer.membership = await GroupMembership.join(session.conn, options.group, consumer.topics, joinOptions);
+      }
+    } catch (error) {
+      await consumer.close();
+      throw error;
+    }
+    return consumer;
+  }
+
+  /** The partitions this member owns, when it joined its group. */
+  get assignment(): GroupAssignment | undefined {
+    return this.membership?.assignment;
+  }
+
+  async poll(options: PollOptions = {}): Promise<FetchedRecord[]> {
+    if (this.closed) throw new UsageError('poll on a closed consumer');
+    const maxRecords = await this.maxRecordsFor(options);
+    const fetchOptions = {
+      maxRecords,
+      batched: this.options.batched,
+      isolation: this.options.isolation,
+      headers: this.options.headers,
+      timeoutMs: options.timeoutMs,
+    };
+    if (this.subscribed) {
+      return (await fetchRecords(this.session, this.topics[0]!, this.group, fetchOptions)).records;
+    }
+    const records: FetchedRecord[] = [];
+    for (const topic of this.topics) {
+      records.push(...(await fetchRecords(this.session, topic, this.group, fetchOptions)).records);
+    }
+    this.subscribed = true;
+    return records;
+  }
+
+  /** `offset` is the next record to read (a record's own offset would deliver it again). */
+  commit(topic: string, partition: number, offset: bigint): Promise<void> {
+    return commit(this.session.conn, topic, partition, offset);
+  }
+
+  /** Rejects a record by its own offset: redelivered, or dead-lettered after the broker's max deliveries. */
+  nack(topic: string, partition: number, offset: bigint, reason: string): Promise<NackAck> {
+    return nack(this.session.conn, topic, partition, offset, reason);
+  }
+
+  /** Polls until closed or until the loop is left; each poll uses `options`. */
+  async *records(options: PollOptions = {}): AsyncGenerator<FetchedRecord, void, undefined> {
+    try {
+      while (!this.closed) {
+        const batch = await this.poll(options);
+        for (const record of batch) yield record;
+        if (batch.length === 0 && !this.closed) await this.idle();
+      }
+    } finally {
+      await this.close();
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<FetchedRecord> {
+    return this.records({ maxRecords: 100 });
+  }
+
+  /** Leaves the group (when joined) and closes the connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.wakeIdle?.();
+    this.onClosed?.(this);
+    if (this.membership && !this.session.conn.closed) {
+      await this.membership.leave().catch(() => {});
+    }
+    this.membership?.stop();
+    await this.session.conn.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.options.idleWaitMs ?? 100);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeIdle = done;
+    });
+  }
+
+  private async maxRecordsFor(options: PollOptions): Promise<number> {
+    const { maxPerPartition, maxRecords } = options;
+    for (const [field, v] of [['maxPerPartition', maxPerPartition], ['maxRecords', maxRecords]] as const) {
+      if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 0xffff_ffff)) {
+        throw new UsageError(`${field} must be a positive integer, got ${v}`);
+      }
+    }
+    if (maxPerPartition === undefined && maxRecords !== undefined) return maxRecords;
+    const partitions = await this.partitionsRead();
+    const perPartitionTotal = (maxPerPartition ?? 1) * partitions;
+    return maxRecords === undefined ? perPartitionTotal : Math.min(maxRecords, perPartitionTotal);
+  }
+
+  private async partitionsRead(): Promise<number> {
+    // The assignment is the one JOIN_GROUP returned; a rebalance since may have moved partitions, so an empty
+    // assignment still polls (for one record) rather than never fetching again.
+    if (this.membership) return Math.max(1, this.membership.partitionCount);
+    const maxAge = this.options.metadataMaxAgeMs ?? 10_000;
+    let total = 0;
+    for (const topic of this.topics) {
+      let cached = this.partitionCounts.get(topic);
+      if (!cached || Date.now() - cached.at > maxAge) {
+        cached = { count: (await describeTopic(this.session.conn, topic)).partitionCount, at: Date.now() };
+        this.partitionCounts.set(topic, cached);
+      }
+      total += cached.count;
+    }
+    return total;
+  }
+}

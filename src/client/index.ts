@@ -1,0 +1,62 @@
+/** The client library's public surface. */
+export { parseBrokerAddress, formatAddress, DEFAULT_PORT, type BrokerAddress } from './address.js';
+export {
+  Connection,
+  brokerError,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type ConnectionOptions,
+  type PushHandler,
+  type RequestOptions,
+} from './connection.js';
+export {
+  openSession,
+  CRATER_SERVER_NAME,
+  type ConnectOptions,
+  type IsolationName,
+  type ServerIdentity,
+  type Session,
+} from './session.js';
+export { connect, Client, type ClientEvent, type ClientListener } from './client.js';
+export type {
+  ConfigEntries,
+  GroupDescription,
+  GroupListing,
+  ListOffsetsOptions,
+  NackAck,
+  Offsets,
+  TopicDescription,
+} from './admin.js';
+export {
+  codecId,
+  type BatchResult,
+  type ProduceAck,
+  type ProduceOptions,
+  type ProducerRecord,
+} from './produce-ops.js';
+export {
+  Producer,
+  DirectSink,
+  createProducer,
+  type IdempotenceOptions,
+  type ProducerIdentity,
+  type ProducerOptions,
+  type ProduceSink,
+  type SendOptions,
+} from './producer.js';
+export { splitBatch, batchEntrySize, batchOverhead, type SplitOptions } from './split-batch.js';
+export {
+  decodeFetchReply,
+  DEFAULT_FETCH_MAX_RECORDS,
+  type FetchedRecord,
+  type FetchOptions,
+  type FetchResult,
+} from './fetch-ops.js';
+export { Subscription, type SubscribeOptions } from './subscription.js';
+export { Consumer, type ConsumerOptions, type PollOptions } from './consumer.js';
+export {
+  GroupMembership,
+  DEFAULT_GROUP_HEARTBEAT_MS,
+  type GroupAssignment,
+  type JoinGroupOptions,
+} from './group-membership.js';

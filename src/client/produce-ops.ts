@@ -1,0 +1,128 @@
+/**
+ * PRODUCE and PRODUCE_BATCH on one session. A batch is N ordinary appends sharing a frame, not an atomic unit
+ * (seed 000): the ack list is a prefix of the records, and an ack with err_code ≠ 0 is a partial append whose
+ * landed acks are returned next to the error. A failure before anything landed is an ERROR frame and throws.
+ */
+import { CraterError, UsageError } from '../errors.js';
+import type { RecordHeader } from '../protocol/headers.js';
+import { Caps, Limits } from '../protocol/limits.js';
+import { ProduceBatchAckReply, ProduceBatchRequest, type BatchRecord } from '../protocol/messages/produce-batch.js';
+import { ProduceAckReply, ProduceRequest, type ProduceAck } from '../protocol/messages/produce.js';
+import { BatchFlag, Codec, codecNames, type CodecId, type CodecName } from '../protocol/opcodes.js';
+import { brokerError } from './connection.js';
+import type { Session } from './session.js';
+import { validateBatchCount, validateBytes, validateHeaders, validateTopicName } from './validate.js';
+
+export type { ProduceAck };
+
+export interface ProducerRecord {
+  key?: Buffer | string | undefined;
+  value: Buffer | string;
+  /** crater brokers only (extensions.md §2): asking another broker for headers is a UsageError. */
+  headers?: readonly RecordHeader[] | undefined;
+}
+
+export interface ProduceOptions {
+  /** The broker compresses the (plaintext) value with this codec before storing it. */
+  codec?: CodecId | CodecName | undefined;
+  timeoutMs?: number | undefined;
+}
+
+export interface BatchResult {
+  /** One ack per record that landed, aligned with the first `acks.length` records. */
+  acks: ProduceAck[];
+  /** Set when only a prefix landed: the records from `acks.length` on were not written. */
+  error?: CraterError | undefined;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export function toBuffer(v: Buffer | string | undefined): Buffer {
+  if (v === undefined) return EMPTY;
+  return typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
+}
+
+export function codecId(codec: CodecId | CodecName | undefined): CodecId {
+  if (codec === undefined) return Codec.NONE;
+  if (typeof codec === 'number') {
+    if (codec === Codec.NONE || codec === Codec.GZIP || codec === Codec.SNAPPY) return codec;
+    throw new UsageError(`unknown codec ${codec}: use 0 none, 1 gzip or 2 snappy`);
+  }
+  const id = codecNames.indexOf(codec);
+  if (id < 0) throw new UsageError(`unknown codec '${String(codec)}': use none, gzip or snappy`);
+  return id as CodecId;
+}
+
+export function requireHeaderSupport(session: Session): void {
+  if (!session.server.isCrater) {
+    const who = session.server.name ?? 'a broker that did not identify itself';
+    throw new UsageError(`record headers need a crater broker; ${session.conn.label} is ${who}, nothing was sent`);
+  }
+}
+
+export async function produce(
+  session: Session,
+  topic: string,
+  record: ProducerRecord,
+  options: ProduceOptions = {},
+): Promise<ProduceAck> {
+  validateTopicName(topic);
+  if (record.headers && record.headers.length > 0) {
+    throw new UsageError('PRODUCE carries no headers; send a record with headers through produceBatch');
+  }
+  const key = toBuffer(record.key);
+  const value = toBuffer(record.value);
+  validateBytes('key', key);
+  validateBytes('value', value);
+  const message = { codec: codecId(options.codec), topic, key, value };
+  return session.conn.request(ProduceRequest, message, ProduceAckReply, { timeoutMs: options.timeoutMs });
+}
+
+/** Converts and validates records once, deciding whether the batch needs BATCH_FLAG_HEADERS. */
+export function prepareBatch(records: readonly ProducerRecord[]): { records: BatchRecord[]; withHeaders: boolean } {
+  validateBatchCount(records.length, Limits.batchRecords);
+  const out = new Array<BatchRecord>(records.length);
+  let withHeaders = false;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    const key = toBuffer(r.key);
+    const value = toBuffer(r.value);
+    // Checked via a cheap test first so a large batch builds no per-record field names.
+    if (key.length > Caps.default || value.length > Caps.default) {
+      validateBytes(`records[${i}].key`, key);
+      validateBytes(`records[${i}].value`, value);
+    }
+    if (r.headers && r.headers.length > 0) {
+      validateHeaders(`records[${i}].headers`, r.headers);
+      withHeaders = true;
+      out[i] = { key, value, headers: r.headers as RecordHeader[] };
+    } else {
+      out[i] = { key, value };
+    }
+  }
+  return { records: out, withHeaders };
+}
+
+export async function produceBatch(
+  session: Session,
+  topic: string,
+  records: readonly ProducerRecord[],
+  options: ProduceOptions = {},
+): Promise<BatchResult> {
+  validateTopicName(topic);
+  const prepared = prepareBatch(records);
+  if (prepared.withHeaders) requireHeaderSupport(session);
+  const message = {
+    flags: prepared.withHeaders ? BatchFlag.HEADERS : 0,
+    codec: codecId(options.codec),
+    topic,
+    records: prepared.records,
+  };
+  const ack = await session.conn.request(ProduceBatchRequest, message, ProduceBatchAckReply, {
+    timeoutMs: options.timeoutMs,
+  });
+  if (ack.errorCode === 0) return { acks: ack.acks };
+  const error = brokerError(ack.errorCode, ack.errorMessage);
+  if (ack.acks.length === 0) throw error;
+  return { acks: ack.acks, error };
+}
