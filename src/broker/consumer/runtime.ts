@@ -1,0 +1,258 @@
+/**
+ * The consumer side of one broker: committed offsets, in-memory cursors, groups and their reaper, NACK attempt
+ * counts and the push loops. Handlers reach it through `consumerRuntimeOf(broker)`; the broker core sees only the
+ * ConsumerRuntime lifecycle (start, stop, onTopicDeleted).
+ */
+import type { BrokerCore, ConsumerRuntime } from '../core.js';
+import type { ConnectionHandle } from '../handler.js';
+import { CursorTable } from './cursor-table.js';
+import { DEFAULT_POLL_BYTES, type PolledPartition, type PollResult, type PollTarget, perPartitionAllowance, poll } from './fetch-poller.js';
+import { GroupCoordinator } from './group-coordinator.js';
+import { NackTracker } from './nack-tracker.js';
+import { CONSUMER_OFFSETS_TOPIC, type OffsetCommit, OffsetStore } from './offset-store.js';
+import { PushLoop } from './push-loop.js';
+import { type ConsumeMode, type ConsumerSession, fixConsumer, sessionOf } from './session.js';
+
+export interface ConsumerRuntimeOptions {
+  /** A member that sends no heartbeat for this long is evicted (wire.md §2.5: 30 s). */
+  sessionTimeoutMs?: number;
+  /** How often the reaper looks for lapsed members (10 s). */
+  reaperIntervalMs?: number;
+  /** Push-loop sleep when a pass found nothing (50 ms). */
+  pushIntervalMs?: number;
+  /** Records per push pass (256). */
+  pushBatch?: number;
+  /** NACKs before a record goes to `<topic>.dlq` (3). */
+  maxDeliveries?: number;
+  /** Soft cap on key and value bytes per poll, keeping a reply far below the client's 16 MiB frame limit. */
+  pollBytes?: number;
+  /** Longest live-group count before JOIN_GROUP gives ERR 6 (1024). */
+  maxGroups?: number;
+}
+
+export const ConsumerDefaults: Required<ConsumerRuntimeOptions> = {
+  sessionTimeoutMs: 30_000,
+  reaperIntervalMs: 10_000,
+  pushIntervalMs: 50,
+  pushBatch: 256,
+  maxDeliveries: 3,
+  pollBytes: DEFAULT_POLL_BYTES,
+  maxGroups: 1_024,
+};
+
+const runtimes = new WeakMap<BrokerCore, ConsumerService>();
+
+/** The runtime created for this broker; handlers call this. */
+export function consumerRuntimeOf(broker: BrokerCore): ConsumerService {
+  const rt = runtimes.get(broker);
+  if (!rt) throw new Error('the consumer runtime was not created for this broker');
+  return rt;
+}
+
+export class ConsumerService implements ConsumerRuntime {
+  readonly settings: Required<ConsumerRuntimeOptions>;
+  readonly groups: GroupCoordinator;
+  readonly cursors = new CursorTable();
+  readonly nacks = new NackTracker();
+  private store: OffsetStore | undefined;
+  private reaper: NodeJS.Timeout | undefined;
+  private readonly pushLoops = new Set<PushLoop>();
+  private readonly topicBytes = new Map<string, Buffer>();
+  /** Open connections consuming as each group. */
+  private readonly groupUsers = new Map<string, number>();
+
+  constructor(
+    readonly broker: BrokerCore,
+    options: ConsumerRuntimeOptions = {},
+  ) {
+    this.settings = { ...ConsumerDefaults, ...definedOnly(options) };
+    this.groups = new GroupCoordinator({
+      now: () => Date.now(),
+      partitionCount: (topic) => broker.topics.getTopic(topic)?.partitions.length,
+      sessionTimeoutMs: this.settings.sessionTimeoutMs,
+      maxGroups: this.settings.maxGroups,
+    });
+    runtimes.set(broker, this);
+  }
+
+  get offsets(): OffsetStore {
+    if (!this.store) throw new Error('the consumer runtime has not started');
+    return this.store;
+  }
+
+  async start(): Promise<void> {
+    this.store = await OffsetStore.open(
+      (p) => this.broker.internalLog(CONSUMER_OFFSETS_TOPIC, p),
+      () => this.broker.now(),
+      this.broker.logger,
+    );
+    this.reaper = setInterval(() => this.reap(), this.settings.reaperIntervalMs);
+    this.reaper.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.reaper) clearInterval(this.reaper);
+    this.reaper = undefined;
+    const loops = [...this.pushLoops];
+    for (const loop of loops) loop.stop();
+    await Promise.allSettled(loops.map((l) => l.done));
+    await this.store?.flush();
+  }
+
+  async onTopicDeleted(name: string): Promise<void> {
+    this.cursors.dropTopic(name);
+    this.nacks.dropTopic(name);
+    this.groups.forgetTopic(name);
+    this.topicBytes.delete(name);
+    await this.store?.deleteTopic(name);
+  }
+
+  reap(): void {
+    for (const e of this.groups.reap()) {
+      this.broker.logger.info('evicted group member after its session lapsed', { group: e.groupId, member: e.memberId });
+    }
+  }
+
+  /** The connection's consumer session; the first call arranges its teardown on close. */
+  session(conn: ConnectionHandle): ConsumerSession {
+    const fresh = !conn.session.has('consumer');
+    const s = sessionOf(conn);
+    if (fresh) {
+      conn.onClose(() => {
+        s.push?.stop();
+        this.groups.removeOwner(conn);
+        if (s.group !== undefined) this.release(s.group);
+      });
+    }
+    return s;
+  }
+
+  /** Records the mode, group and isolation a first FETCH or SUBSCRIBE fixed (after `bindConsumer` accepted them). */
+  fix(s: ConsumerSession, mode: ConsumeMode, group: string, isolation: number | undefined): void {
+    if (s.group === undefined) this.groupUsers.set(group, (this.groupUsers.get(group) ?? 0) + 1);
+    fixConsumer(s, mode, group, isolation);
+  }
+
+  /**
+   * Cursors are shared by the connections consuming as one group and forgotten when the last of them closes, so a
+   * consumer that reconnects starts from the committed offset (which COMMIT may have moved), as on MoonMQ.
+   */
+  private release(group: string): void {
+    const n = (this.groupUsers.get(group) ?? 1) - 1;
+    if (n > 0) {
+      this.groupUsers.set(group, n);
+      return;
+    }
+    this.groupUsers.delete(group);
+    this.cursors.dropGroup(group);
+  }
+
+  /** The group's read position: the in-memory cursor, else the committed offset, else 0. */
+  position(group: string, topic: string, partition: number): bigint {
+    return this.cursors.get(group, topic, partition) ?? this.offsets.get(group, topic, partition) ?? 0n;
+  }
+
+  /** True when the connection joined a group and its membership has since lapsed (evicted). */
+  membershipLapsed(conn: ConnectionHandle, s: ConsumerSession): boolean {
+    const m = s.membership;
+    return m !== undefined && !this.groups.isMember(m.groupId, m.memberId, conn);
+  }
+
+  /**
+   * The partitions the connection reads: every subscribed topic's partitions, narrowed to its assignment when it
+   * joined the group it consumes as (nothing at all once that membership lapsed).
+   */
+  targets(conn: ConnectionHandle, s: ConsumerSession): PollTarget[] {
+    const group = s.group!;
+    let owned: Map<string, number[]> | undefined;
+    const m = s.membership;
+    if (m && m.groupId === group) {
+      owned = this.groups.isMember(m.groupId, m.memberId, conn) ? this.groups.assignmentOf(m.groupId, m.memberId) : new Map();
+    }
+    const targets: PollTarget[] = [];
+    for (const name of s.topics) {
+      const topic = this.broker.topics.getTopic(name);
+      if (!topic) continue;
+      const topicBytes = this.bytesOf(name);
+      const ids = owned ? (owned.get(name) ?? []) : topic.partitions.map((_, i) => i + 1);
+      for (const partition of ids) {
+        const log = topic.partitions[partition - 1];
+        if (!log) continue;
+        targets.push({
+          topic: name,
+          topicBytes,
+          partition,
+          log,
+          cursor: this.position(group, name, partition),
+          // No transaction coordinator yet, so LSO = LEO and read_committed reads to the same ceiling.
+          ceiling: log.logEndOffset,
+        });
+      }
+    }
+    if (targets.length > 1) {
+      const shift = s.rotation++ % targets.length;
+      if (shift > 0) targets.push(...targets.splice(0, shift));
+    }
+    return targets;
+  }
+
+  pollFor(conn: ConnectionHandle, s: ConsumerSession, maxRecords: number): PollResult {
+    const targets = this.targets(conn, s);
+    return poll(targets, {
+      maxRecords,
+      allowance: perPartitionAllowance(maxRecords, targets.length),
+      maxBytes: this.settings.pollBytes,
+    });
+  }
+
+  /** Moves the group's cursors past what was handed to the send layer. */
+  advance(group: string, parts: readonly PolledPartition[]): void {
+    for (const p of parts) this.cursors.set(group, p.target.topic, p.target.partition, p.nextCursor);
+  }
+
+  /** Undoes `advance` for records that never reached the socket, unless someone moved the cursor since. */
+  rewind(group: string, parts: readonly PolledPartition[]): void {
+    for (const p of parts) {
+      const { topic, partition } = p.target;
+      if (this.cursors.get(group, topic, partition) === p.nextCursor) this.cursors.set(group, topic, partition, p.target.cursor);
+    }
+  }
+
+  /** One commit per partition whose cursor differs from its committed offset; failures are logged only. */
+  commitDelivered(group: string, parts: readonly PolledPartition[]): Promise<void> {
+    const commits: OffsetCommit[] = [];
+    for (const p of parts) {
+      const { topic, partition } = p.target;
+      if (this.offsets.get(group, topic, partition) !== p.nextCursor) commits.push({ topic, partition, offset: p.nextCursor });
+    }
+    try {
+      return this.offsets.commit(group, commits).catch((err: unknown) => this.logCommitFailure(group, err));
+    } catch (err) {
+      this.logCommitFailure(group, err);
+      return Promise.resolve();
+    }
+  }
+
+  /** Starts (once per connection) the push loop that serves SUBSCRIBE. */
+  startPush(conn: ConnectionHandle, s: ConsumerSession): void {
+    if (s.push || conn.closed) return;
+    const loop = new PushLoop(this, conn, s);
+    s.push = loop;
+    this.pushLoops.add(loop);
+    void loop.done.finally(() => this.pushLoops.delete(loop));
+  }
+
+  bytesOf(topic: string): Buffer {
+    let b = this.topicBytes.get(topic);
+    if (!b) this.topicBytes.set(topic, (b = Buffer.from(topic)));
+    return b;
+  }
+
+  private logCommitFailure(group: string, err: unknown): void {
+    this.broker.logger.error('offset commit failed', { group, error: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
