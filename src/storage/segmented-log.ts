@@ -1,0 +1,366 @@
+/**
+ * The segmented backend (storage.md §8.1), byte-compatible with MoonMQ data directories:
+ *
+ *   <dataDir>/<topic>/partition-<id>/
+ *     %020d.log %020d.timeindex %020d.meta    one triple per segment (segment.ts, time-index.ts)
+ *     recovery-checkpoint                     decimal global offset: the base at the last roll, or the LEO at close
+ *     .clean-shutdown                         "1", written at close and removed on load
+ *
+ * Offsets are global byte positions: the first record is at 0 and the next record's offset is offset + size.
+ *
+ * Appends write and never fsync. One `append` call encodes all its records into one reusable scratch buffer and
+ * issues one positional write per segment it touches (plus one time-index write when it indexed anything). A roll
+ * happens before a record when the segment is non-empty and would grow past `maxSegmentSize`. `sync()` goes
+ * through the partition's GroupCommitter and fsyncs the active log file only; the time index is fsynced at roll
+ * and close, as MoonMQ does.
+ *
+ * Fault injection for tests: `faults.failAfterRecords = n` makes every later `append` call write only its first n
+ * records and return their offsets with a StorageError for the rest, exactly like a write failing part-way. The
+ * `faults` object is read on every call, so a test may set or clear it on an open log.
+ */
+import fs from 'node:fs';
+import { StorageError } from '../errors.js';
+import { fsyncDirSync, parseSegmentName } from './file-io.js';
+import { GroupCommitter, type GroupCommitterOptions } from './group-committer.js';
+import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
+import { recordSize, writeRecord } from './record.js';
+import {
+  type RecoveryReport,
+  consumeCleanShutdownMarker,
+  readCheckpoint,
+  recoverSegments,
+  writeCheckpoint,
+  writeCleanShutdownMarker,
+} from './recovery.js';
+import { type RetentionResult, expiredSegmentCount } from './retention.js';
+import { Segment } from './segment.js';
+import { readRecords, scanForTimestamp } from './segment-reader.js';
+import { DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE, MAX_SEGMENT_SIZE_LIMIT } from './topic-config.js';
+
+export interface SegmentedLogOptions {
+  /** Roll threshold in bytes; default 1 GiB, at most 4 GiB (time-index positions are u32). */
+  maxSegmentSize?: number;
+  /** Create the partition directory when it is missing; otherwise a missing directory is a StorageError. */
+  create?: boolean;
+  groupCommit?: GroupCommitterOptions;
+  /** Test hook; see the file comment. */
+  faults?: SegmentedLogFaults;
+  /** The clock for `.meta` and retention fallbacks, in ms (tests pin it). */
+  now?: () => number;
+}
+
+export interface SegmentedLogFaults {
+  /** Each `append` call writes only its first n records and reports an error for the rest. */
+  failAfterRecords?: number;
+}
+
+const INITIAL_SCRATCH_BYTES = 64 * 1024;
+
+export class SegmentedLog implements PartitionLog {
+  readonly backend = 'segmented' as const;
+  readonly dir: string;
+  /** What load-time recovery did (which segments it verified, what it cut). */
+  readonly recovery: RecoveryReport;
+  faults: SegmentedLogFaults | undefined;
+  /** Segments created by a roll since open. */
+  rollCount = 0;
+  private maxSegmentBytes: number;
+  private readonly segments: Segment[];
+  private readonly committer: GroupCommitter;
+  private readonly now: () => number;
+  private scratch = Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES);
+  private writeSeq = 0;
+  private durableSeq = 0;
+  private closed = false;
+
+  private constructor(dir: string, segments: Segment[], recovery: RecoveryReport, options: SegmentedLogOptions, now: () => number) {
+    this.dir = dir;
+    this.segments = segments;
+    this.recovery = recovery;
+    this.now = now;
+    this.faults = options.faults;
+    this.maxSegmentBytes = checkMaxSegmentSize(options.maxSegmentSize ?? DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE);
+    this.committer = new GroupCommitter(() => this.fsyncActive(), options.groupCommit);
+  }
+
+  static async open(dir: string, options: SegmentedLogOptions = {}): Promise<SegmentedLog> {
+    return SegmentedLog.openSync(dir, options);
+  }
+
+  /** Loads (and recovers) the partition at `dir`. Throws StorageError when it is missing or unusable. */
+  static openSync(dir: string, options: SegmentedLogOptions = {}): SegmentedLog {
+    const now = options.now ?? Date.now;
+    checkMaxSegmentSize(options.maxSegmentSize ?? DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE);
+    ensureDir(dir, options.create ?? false);
+    const segments: Segment[] = [];
+    try {
+      const clean = consumeCleanShutdownMarker(dir);
+      const checkpoint = readCheckpoint(dir);
+      const bases: number[] = [];
+      for (const name of fs.readdirSync(dir)) {
+        const base = parseSegmentName(name, '.log');
+        if (base !== undefined) bases.push(base);
+      }
+      bases.sort((a, b) => a - b);
+      for (const base of bases) segments.push(Segment.open(dir, base, now()));
+      const recovery = recoverSegments(segments, clean, checkpoint);
+      for (let i = 0; i + 1 < segments.length; i++) {
+        if (segments[i]!.end > segments[i + 1]!.base) {
+          throw new StorageError(
+            `${segments[i]!.logFile} ends at ${segments[i]!.end}, past the next segment's base ${segments[i + 1]!.base}`,
+          );
+        }
+      }
+      if (segments.length === 0) {
+        segments.push(Segment.create(dir, 0, now()));
+        fsyncDirSync(dir);
+      }
+      return new SegmentedLog(dir, segments, recovery, options, now);
+    } catch (err) {
+      for (const seg of segments) void seg.close();
+      if (err instanceof StorageError) throw err;
+      throw new StorageError(`cannot open the segmented log at ${dir}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  get logStartOffset(): bigint {
+    return BigInt(this.segments[0]!.base);
+  }
+
+  get logEndOffset(): bigint {
+    return BigInt(this.active.end);
+  }
+
+  /** fsyncs issued through `sync()` (a roll's and close's own fsyncs are not counted). */
+  get fsyncCount(): number {
+    return this.committer.fsyncCount;
+  }
+
+  get maxSegmentSize(): number {
+    return this.maxSegmentBytes;
+  }
+
+  /** Changes the roll threshold of an open log (ALTER_TOPIC_CONFIG); it applies from the next append. */
+  set maxSegmentSize(bytes: number) {
+    this.maxSegmentBytes = checkMaxSegmentSize(bytes);
+  }
+
+  get segmentCount(): number {
+    return this.segments.length;
+  }
+
+  /** Bases of the segments, oldest first (for tests and inspection). */
+  segmentBases(): bigint[] {
+    return this.segments.map((s) => BigInt(s.base));
+  }
+
+  private get active(): Segment {
+    return this.segments[this.segments.length - 1]!;
+  }
+
+  append(records: readonly RecordToStore[]): AppendResult {
+    const offsets: bigint[] = [];
+    if (this.closed) return { offsets, error: new StorageError(`the log at ${this.dir} is closed`) };
+    if (records.length === 0) return { offsets };
+    let error: Error | undefined;
+    let limit = records.length;
+    const failAfter = this.faults?.failAfterRecords;
+    if (failAfter !== undefined && failAfter < limit) {
+      limit = Math.max(0, failAfter);
+      error = new StorageError(`injected write failure after ${limit} of ${records.length} records`);
+    }
+    try {
+      this.repairTornTail();
+    } catch (err) {
+      return { offsets, error: asStorageError(err, 'cannot repair the torn tail before an append') };
+    }
+    let active = this.active;
+    let segStart = 0;
+    let fill = 0;
+    let flushedOffsets = 0;
+    let writing = false;
+    const writeFailed = (err: unknown): void => {
+      // Nothing of the failed write counts: cut the file back to the last flushed record and forget its offsets.
+      active.index.discardPendingFrom(active.size);
+      offsets.length = flushedOffsets;
+      error = asStorageError(err, 'write failed');
+      try {
+        active.truncate(active.size);
+      } catch {
+        // The next append compares the physical size with the tracked one and repairs it then.
+      }
+    };
+    try {
+      for (let i = 0; i < limit; i++) {
+        const r = records[i]!;
+        const size = recordSize(r);
+        const inSeg = active.size + (fill - segStart);
+        if (inSeg + size > this.maxSegmentBytes && inSeg > 0) {
+          writing = true;
+          this.flush(active, segStart, fill);
+          flushedOffsets = offsets.length;
+          active = this.roll();
+          segStart = fill;
+          writing = false;
+        }
+        if (fill + size > this.scratch.length) this.growScratch(fill, fill + size);
+        writeRecord(this.scratch, fill, r);
+        const pos = active.size + (fill - segStart);
+        active.index.consider(Number(r.timestamp), pos);
+        offsets.push(BigInt(active.base + pos));
+        fill += size;
+      }
+    } catch (err) {
+      if (writing) {
+        writeFailed(err);
+        fill = segStart;
+      } else {
+        // A record that cannot be encoded (say, a negative timestamp) ends the call; the ones before it are written.
+        error = asStorageError(err, `record ${offsets.length} cannot be stored`);
+      }
+    }
+    if (!writing) {
+      try {
+        this.flush(active, segStart, fill);
+      } catch (err) {
+        writeFailed(err);
+      }
+    }
+    if (offsets.length > 0) this.writeSeq++;
+    return error ? { offsets, error } : { offsets };
+  }
+
+  /** Makes every append so far durable, sharing the fsync with concurrent callers. */
+  async sync(): Promise<void> {
+    if (this.closed) throw new StorageError(`the log at ${this.dir} is closed`);
+    if (this.durableSeq === this.writeSeq) return;
+    await this.committer.request();
+  }
+
+  read(offset: bigint, limits: ReadLimits): LogRecord[] {
+    if (this.closed) throw new StorageError(`the log at ${this.dir} is closed`);
+    if (limits.maxRecords <= 0) return [];
+    const leo = this.active.end;
+    if (offset >= BigInt(leo)) return [];
+    const start = Math.max(Number(offset), this.segments[0]!.base);
+    return readRecords(this.segments, start, limits);
+  }
+
+  /**
+   * Picks the last segment whose first record is older than `timestampMs`, then scans from its last index entry
+   * below the target. Like MoonMQ's lookup this assumes timestamps do not go backwards across segments.
+   */
+  offsetForTimestamp(timestampMs: bigint): { offset: bigint; found: boolean } {
+    const target = Number(timestampMs);
+    let from = 0;
+    for (let i = this.segments.length - 1; i >= 0; i--) {
+      const first = this.segments[i]!.index.firstTimestamp();
+      if (first !== undefined && first < target) {
+        from = i;
+        break;
+      }
+    }
+    for (let i = from; i < this.segments.length; i++) {
+      const seg = this.segments[i]!;
+      const hit = scanForTimestamp(seg, seg.index.scanStartFor(target), timestampMs);
+      if (hit !== undefined) return { offset: BigInt(hit), found: true };
+    }
+    return { offset: this.logEndOffset, found: false };
+  }
+
+  /**
+   * Deletes whole non-active segments that are entirely older than `nowMs − retentionMs` (retention.ts). Called by
+   * the broker's cleaner; internal topics must not be passed here.
+   */
+  async applyRetention(nowMs: number, retentionMs: number): Promise<RetentionResult> {
+    if (this.closed) throw new StorageError(`the log at ${this.dir} is closed`);
+    const n = expiredSegmentCount(this.segments.map((s) => s.createdAtMs), nowMs, retentionMs);
+    const gone = this.segments.splice(0, n);
+    let deletedBytes = 0;
+    for (const seg of gone) {
+      deletedBytes += seg.size;
+      seg.unlinkFiles();
+    }
+    if (n > 0) fsyncDirSync(this.dir);
+    await Promise.all(gone.map((seg) => seg.close()));
+    return { deletedSegments: n, deletedBytes, logStartOffset: this.logStartOffset };
+  }
+
+  /** Waits for running fsyncs, fsyncs log and time index, writes the checkpoint and `.clean-shutdown`, closes. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.committer.close();
+    this.active.syncAllSync();
+    writeCheckpoint(this.dir, this.active.end);
+    writeCleanShutdownMarker(this.dir);
+    await Promise.all(this.segments.map((seg) => seg.close()));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private async fsyncActive(): Promise<void> {
+    const seq = this.writeSeq;
+    await this.active.syncLog();
+    if (seq > this.durableSeq) this.durableSeq = seq;
+  }
+
+  private flush(seg: Segment, from: number, to: number): void {
+    if (to > from) seg.write(this.scratch, from, to - from);
+    seg.index.flush();
+  }
+
+  /** Rolls to a new segment at the active one's end: fsync, checkpoint, create, directory fsync. */
+  private roll(): Segment {
+    const old = this.active;
+    old.syncAllSync();
+    writeCheckpoint(this.dir, old.end);
+    const seg = Segment.create(this.dir, old.end, this.now());
+    fsyncDirSync(this.dir);
+    this.segments.push(seg);
+    this.rollCount++;
+    return seg;
+  }
+
+  /** A physical end that differs from the tracked size (a torn or foreign write) is cut back, then forces a roll. */
+  private repairTornTail(): void {
+    const seg = this.active;
+    if (seg.physicalSize() === seg.size) return;
+    seg.truncate(seg.size);
+    if (seg.size > 0) this.roll();
+  }
+
+  private growScratch(keep: number, need: number): void {
+    let len = this.scratch.length * 2;
+    while (len < need) len *= 2;
+    const bigger = Buffer.allocUnsafe(len);
+    this.scratch.copy(bigger, 0, 0, keep);
+    this.scratch = bigger;
+  }
+}
+
+function checkMaxSegmentSize(bytes: number): number {
+  if (!Number.isSafeInteger(bytes) || bytes <= 0 || bytes > MAX_SEGMENT_SIZE_LIMIT) {
+    throw new StorageError(`max_segment_size ${bytes} must be an integer in 1..${MAX_SEGMENT_SIZE_LIMIT}`);
+  }
+  return bytes;
+}
+
+function ensureDir(dir: string, create: boolean): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new StorageError(`cannot stat ${dir}`, { cause: err });
+    if (!create) throw new StorageError(`partition directory ${dir} does not exist`, { cause: err });
+    fs.mkdirSync(dir, { recursive: true });
+    return;
+  }
+  if (!st.isDirectory()) throw new StorageError(`${dir} is not a directory`);
+}
+
+function asStorageError(err: unknown, what: string): Error {
+  return err instanceof StorageError ? err : new StorageError(`${what}: ${(err as Error).message}`, { cause: err });
+}
