@@ -1,0 +1,134 @@
+import fs from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Broker, type BrokerStartOptions } from '../../src/broker/broker.js';
+import { resolveConfig } from '../../src/broker/config.js';
+import { storageLogFactory } from '../../src/broker/storage-log-factory.js';
+import { connect, createProducer, type Client } from '../../src/client/index.js';
+import { BrokerError, UsageError } from '../../src/errors.js';
+import type { SegmentedLogFaults } from '../../src/storage/segmented-log.js';
+import { tempDataDir } from '../helpers/temp-broker.js';
+
+let broker: Broker | undefined;
+let client: Client | undefined;
+let dataDir: string | undefined;
+
+async function setup(options: Partial<BrokerStartOptions> = {}): Promise<Client> {
+  dataDir = await tempDataDir();
+  broker = await Broker.start({ topics: [{ name: 'orders', partitions: 4 }], ...options, dataDir });
+  client = await connect({ broker: `127.0.0.1:${broker.address.port}` });
+  return client;
+}
+
+afterEach(async () => {
+  await client?.close();
+  await broker?.stop();
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+  client = undefined;
+  broker = undefined;
+  dataDir = undefined;
+});
+
+const readAll = (topic: string) => {
+  const out: { partition: number; key: string; value: string }[] = [];
+  broker!.topics.requireTopic(topic).partitions.forEach((log, i) => {
+    for (const r of log.read(0n, { maxRecords: 100_000 })) {
+      out.push({ partition: i + 1, key: r.key.toString(), value: r.value.toString() });
+    }
+  });
+  return out;
+};
+
+describe('client: producing against the broker', () => {
+  it('produces one record and gets its partition and offset', async () => {
+    const c = await setup();
+    const ack = await c.produce('orders', { key: 'user-1', value: 'hello' });
+    expect(ack.partition).toBeGreaterThanOrEqual(1);
+    expect(ack.partition).toBeLessThanOrEqual(4);
+    expect(ack.offset).toBe(0n);
+    const again = await c.produce('orders', { key: 'user-1', value: 'again' });
+    expect(again.partition).toBe(ack.partition);
+    expect(again.offset).toBeGreaterThan(0n);
+    expect(readAll('orders').map((r) => r.value)).toEqual(['hello', 'again']);
+  });
+
+  it('produces a batch: acks aligned with the records, keys kept together in order', async () => {
+    const c = await setup();
+    const records = Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 3}`, value: `v${i}` }));
+    const { acks, error } = await c.produceBatch('orders', records);
+    expect(error).toBeUndefined();
+    expect(acks).toHaveLength(20);
+    for (let i = 3; i < 20; i++) {
+      expect(acks[i]!.partition).toBe(acks[i - 3]!.partition);
+      expect(acks[i]!.offset).toBeGreaterThan(acks[i - 3]!.offset);
+    }
+    const stored = readAll('orders');
+    expect(stored).toHaveLength(20);
+    for (const [i, ack] of acks.entries()) {
+      expect(stored.find((s) => s.value === `v${i}`)!.partition).toBe(ack.partition);
+    }
+  });
+
+  it('pipelines 4 batches of 1,000 records on one connection', async () => {
+    const c = await setup();
+    const batch = (b: number) => Array.from({ length: 1_000 }, (_, i) => ({ key: `k${i}`, value: `b${b}-${i}` }));
+    const results = await Promise.all([0, 1, 2, 3].map((b) => c.produceBatch('orders', batch(b))));
+    for (const r of results) {
+      expect(r.error).toBeUndefined();
+      expect(r.acks).toHaveLength(1_000);
+    }
+    expect(readAll('orders')).toHaveLength(4_000);
+  });
+
+  it('returns the landed prefix and the error of a partial append, and throws when nothing landed', async () => {
+    const faults: SegmentedLogFaults = {};
+    const dir = await tempDataDir();
+    const c = await setup({
+      topics: [{ name: 'one', partitions: 1 }],
+      logFactory: storageLogFactory(resolveConfig({ dataDir: dir }), { faults }),
+      dataDir: dir,
+    });
+    faults.failAfterRecords = 3;
+    const records = Array.from({ length: 10 }, (_, i) => ({ value: `v${i}` }));
+    const partial = await c.produceBatch('one', records);
+    expect(partial.acks).toHaveLength(3);
+    expect(partial.error).toBeInstanceOf(BrokerError);
+    expect(partial.error).toMatchObject({ errorCode: 7 });
+    expect(readAll('one').map((r) => r.value)).toEqual(['v0', 'v1', 'v2']);
+
+    faults.failAfterRecords = 0;
+    await expect(c.produceBatch('one', records)).rejects.toMatchObject({ errorCode: 7 });
+    // The failed records were not written: the log still holds the first prefix only.
+    expect(readAll('one')).toHaveLength(3);
+  });
+
+  it('throws ERR_TOPIC_MISSING for a missing topic and refuses caps before sending', async () => {
+    const c = await setup();
+    await expect(c.produce('nope', { value: 'x' })).rejects.toMatchObject({ errorName: 'ERR_TOPIC_MISSING' });
+    await expect(c.produceBatch('nope', [{ value: 'x' }])).rejects.toMatchObject({ errorName: 'ERR_TOPIC_MISSING' });
+    await expect(c.produce('orders', { value: Buffer.alloc(65_537) })).rejects.toBeInstanceOf(UsageError);
+    await expect(c.produceBatch('orders', [])).rejects.toBeInstanceOf(UsageError);
+    expect(readAll('orders')).toHaveLength(0);
+  });
+
+  it('stores values with the requested codec and hands them back decompressed', async () => {
+    const c = await setup();
+    await c.produce('orders', { key: 'k', value: 'x'.repeat(1_000), codec: 'gzip' });
+    await c.produceBatch('orders', [{ key: 'k', value: 'y'.repeat(1_000) }], { codec: 'snappy' });
+    const { records } = await c.fetch('orders', 'g', { maxRecords: 10 });
+    expect(records.map((r) => r.value.toString())).toEqual(['x'.repeat(1_000), 'y'.repeat(1_000)]);
+  });
+
+  it('Producer.sendBatch splits a batch over the frame limit and returns every ack in order', async () => {
+    const c = await setup();
+    const producer = createProducer(c, { maxFrameBytes: 64 * 1024 });
+    const records = Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, value: Buffer.alloc(1_000, i % 256) }));
+    const { acks, error } = await producer.sendBatch('orders', records);
+    expect(error).toBeUndefined();
+    expect(acks).toHaveLength(300);
+    expect(readAll('orders')).toHaveLength(300);
+    expect((await producer.send('orders', { value: 'single' })).partition).toBeGreaterThanOrEqual(1);
+    await producer.close();
+    await expect(producer.send('orders', { value: 'late' })).rejects.toBeInstanceOf(UsageError);
+    expect(() => c.producer({ idempotence: true })).toThrow(UsageError);
+  });
+});
