@@ -3,57 +3,30 @@
  * validate and read their environment variables the same way everywhere. Parsers are exported on their own for
  * unit tests and for library callers.
  */
-import { isIP, isIPv6 } from 'node:net';
+import { isIPv6 } from 'node:net';
 import { Flags } from '@oclif/core';
+import { type BrokerAddress, DEFAULT_PORT, formatAddress, parseBrokerAddress } from '../client/address.js';
 import { UsageError } from '../errors.js';
 
-/** Kafka's port: what a Kafka user types without thinking. `broker start` listens here unless told otherwise. */
-export const DEFAULT_BROKER_PORT = 9092;
+/** The client's default port (Kafka's 9092); `broker start` should listen there unless told otherwise. */
+export const DEFAULT_BROKER_PORT = DEFAULT_PORT;
 export const DEFAULT_BROKER_HOST = '127.0.0.1';
 
-export interface HostPort {
-  host: string;
-  port: number;
-}
-
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
-
-function parsePort(text: string, input: string): number {
-  if (!/^\d{1,5}$/.test(text)) throw new UsageError(`invalid port "${text}" in "${input}": expected 1..65535`);
-  const port = Number(text);
-  if (port < 1 || port > 65_535) throw new UsageError(`invalid port ${port} in "${input}": expected 1..65535`);
-  return port;
-}
+export type HostPort = BrokerAddress;
 
 /**
- * `host:port`, `host`, `[v6]:port` or `[v6]`; a missing port is `defaultPort`. A bare IPv6 address is refused
- * because "::1:9092" cannot be split unambiguously.
+ * `host:port`, `host`, `[v6]:port`, `[v6]` or a `moonmq://` URL, parsed by the client's own parser so the flag and
+ * the library agree. On the command line a bare IPv6 literal is refused: a user who types "::1:9092" most likely
+ * meant a port, and the client would read it as the address ::1:9092.
  */
 export function parseHostPort(input: string, defaultPort: number = DEFAULT_BROKER_PORT): HostPort {
   const text = input.trim();
-  if (text === '') throw new UsageError('empty address: expected host:port');
-  if (text.startsWith('[')) {
-    const close = text.indexOf(']');
-    if (close < 0) throw new UsageError(`invalid address "${input}": missing "]" after the IPv6 address`);
-    const host = text.slice(1, close);
-    if (!isIPv6(host)) throw new UsageError(`invalid address "${input}": "${host}" is not an IPv6 address`);
-    const rest = text.slice(close + 1);
-    if (rest === '') return { host, port: defaultPort };
-    if (!rest.startsWith(':')) throw new UsageError(`invalid address "${input}": expected ":port" after "]"`);
-    return { host, port: parsePort(rest.slice(1), input) };
-  }
-  const colons = text.split(':').length - 1;
-  if (colons > 1) {
-    throw new UsageError(`invalid address "${input}": put an IPv6 address in brackets, e.g. [::1]:${defaultPort}`);
-  }
-  const [host = '', portText] = text.split(':');
-  if (host === '') throw new UsageError(`invalid address "${input}": missing host`);
-  if (isIP(host) === 0 && !HOSTNAME.test(host)) throw new UsageError(`invalid address "${input}": "${host}" is not a host name`);
-  return { host, port: portText === undefined ? defaultPort : parsePort(portText, input) };
+  if (isIPv6(text)) throw new UsageError(`broker address '${input}': write IPv6 hosts in brackets, e.g. [::1]:${defaultPort}`);
+  return parseBrokerAddress(text, defaultPort);
 }
 
 export function formatHostPort(address: HostPort): string {
-  return isIPv6(address.host) ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
+  return formatAddress(address);
 }
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/;
