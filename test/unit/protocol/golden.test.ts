@@ -58,7 +58,14 @@ describe('semantics.md §4 FNV-1a vectors', () => {
 
 describe('semantics.md §6 __producer_state worked bytes', () => {
   const g = loadFixture<{
-    identity: { producerName: string; key: string; producerId: bigint; epoch: number; value: string; partition: number };
+    identity: {
+      producerName: string;
+      key: string;
+      producerId: bigint;
+      epoch: number;
+      value: string;
+      partition: number;
+    };
     memoKey: { producerId: bigint; topic: string; key: string; partition: number };
     memoV2: { lastSeq: number; lastOffset: bigint; lastPartition: number; epoch: number; value: string };
     allocator: { key: string; partition: number };

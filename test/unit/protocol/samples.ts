@@ -37,7 +37,13 @@ export const requestSamples: Record<RequestName, unknown[]> = {
   BEGIN_TXN: [{}],
   END_TXN: [{ commit: true }, { commit: false }],
   TXN_OFFSET_COMMIT: [
-    { group: 'billing', offsets: [{ topic: 'orders', partition: 1, offset: 10n }, { topic: 'x', partition: 2, offset: 0n }] },
+    {
+      group: 'billing',
+      offsets: [
+        { topic: 'orders', partition: 1, offset: 10n },
+        { topic: 'x', partition: 2, offset: 0n },
+      ],
+    },
   ],
   NACK: [{ topic: 'orders', partition: 2, offset: 4096n, reason: 'poison' }],
   PRODUCE_BATCH: [
@@ -95,7 +101,9 @@ export const replySamples: Record<ReplyName, unknown[]> = {
   OK: [{}],
   IDENTIFY_ACK: [{ serverName: 'MoonMQ', serverVersion: 'v0.01' }],
   PRODUCER_ID: [{ producerId: 1n, epoch: 65_535 }],
-  GROUP_ASSIGNMENT: [{ memberId: 'abcd1234', topics: [{ topic: 'a', partitions: [] }, { topic: 'b', partitions: [1, 2] }] }],
+  GROUP_ASSIGNMENT: [
+    { memberId: 'abcd1234', topics: [{ topic: 'a', partitions: [] }, { topic: 'b', partitions: [1, 2] }] },
+  ],
   NACK_ACK: [
     { deadLettered: false, attempts: 1, dlqTopic: '' },
     { deadLettered: true, attempts: 3, dlqTopic: 'orders.dlq' },
@@ -119,7 +127,14 @@ export const replySamples: Record<ReplyName, unknown[]> = {
     },
   ],
   TOPIC_DESCRIPTION: [
-    { name: 'orders', partitionCount: 4, config: [{ key: 'backend', value: 'commitlog' }, { key: 'retention', value: '60' }] },
+    {
+      name: 'orders',
+      partitionCount: 4,
+      config: [
+        { key: 'backend', value: 'commitlog' },
+        { key: 'retention', value: '60' },
+      ],
+    },
   ],
   GROUP_LIST: [{ groups: [{ groupId: 'billing', state: 'stable', memberCount: 2 }] }],
   GROUP_DESCRIPTION: [

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { DecodeError, FrameTooLargeError } from '../../../src/errors.js';
+import { type Frame, FrameDecoder } from '../../../src/protocol/frame-decoder.js';
+import { encodeFrame } from '../../../src/protocol/message.js';
+import { ProduceRequest } from '../../../src/protocol/messages/produce.js';
+import { Writer } from '../../../src/protocol/writer.js';
+import { SEQ_CORREL, prng } from './fixtures.js';
+
+/** Three frames of different sizes back to back, and what the decoder should return for them. */
+function stream(): { bytes: Buffer; expected: { op: number; payload: string }[] } {
+  const w = new Writer();
+  const values = ['v', 'x'.repeat(300), ''];
+  for (const v of values) {
+    const message = { codec: 0, topic: 'orders', key: Buffer.from('k'), value: Buffer.from(v) };
+    encodeFrame(ProduceRequest, SEQ_CORREL, message, w);
+  }
+  const bytes = Buffer.from(w.finish());
+  const expected = new FrameDecoder().push(bytes).map((f) => ({ op: f.op, payload: f.payload.toString('hex') }));
+  return { bytes, expected };
+}
+
+function summarise(frames: Frame[]): { op: number; payload: string }[] {
+  return frames.map((f) => ({ op: f.op, payload: f.payload.toString('hex') }));
+}
+
+function frameOfLength(frameLen: number): Buffer {
+  const b = Buffer.alloc(4 + frameLen);
+  b.writeUInt32BE(frameLen, 0);
+  b[4] = 0x0b;
+  return b;
+}
+
+describe('FrameDecoder', () => {
+  it('returns several frames from one chunk, with op, correl and payload', () => {
+    const { bytes, expected } = stream();
+    expect(expected).toHaveLength(3);
+    const frames = new FrameDecoder().push(bytes);
+    expect(frames.every((f) => f.op === ProduceRequest.op && f.correl.equals(SEQ_CORREL))).toBe(true);
+    expect(frames[1]!.payload.length).toBe(1 + 10 + 5 + 304);
+  });
+
+  it('assembles the same frames fed one byte at a time', () => {
+    const { bytes, expected } = stream();
+    const d = new FrameDecoder();
+    const got: Frame[] = [];
+    for (let i = 0; i < bytes.length; i++) got.push(...d.push(bytes.subarray(i, i + 1)));
+    expect(summarise(got)).toEqual(expected);
+    expect(d.pendingBytes).toBe(0);
+  });
+
+  it('assembles the same frames at random split points (seeded)', () => {
+    const { bytes, expected } = stream();
+    const rand = prng(0xc0ffee);
+    for (let round = 0; round < 200; round++) {
+      const d = new FrameDecoder();
+      const got: Frame[] = [];
+      let at = 0;
+      while (at < bytes.length) {
+        const n = 1 + Math.floor(rand() * 64);
+        got.push(...d.push(bytes.subarray(at, at + n)));
+        at += n;
+      }
+      expect(summarise(got)).toEqual(expected);
+    }
+  });
+
+  it('keeps a partial frame pending until its last byte arrives', () => {
+    const { bytes } = stream();
+    const d = new FrameDecoder();
+    expect(d.push(bytes.subarray(0, 10))).toEqual([]);
+    expect(d.pendingBytes).toBe(10);
+  });
+
+  it('accepts a frame of exactly the maximum size', () => {
+    const frames = new FrameDecoder(1024).push(frameOfLength(1024));
+    expect(frames).toHaveLength(1);
+    expect(frames[0]!.payload.length).toBe(1024 - 17);
+  });
+
+  it('rejects max + 1 with FrameTooLargeError from the prefix alone, and stays failed', () => {
+    const d = new FrameDecoder(1024);
+    const prefix = frameOfLength(1025).subarray(0, 4);
+    expect(() => d.push(prefix)).toThrow(FrameTooLargeError);
+    expect(() => d.push(Buffer.alloc(0))).toThrow(FrameTooLargeError);
+  });
+
+  it('rejects a frame claiming 4 GiB without waiting for (or allocating) its body', () => {
+    const d = new FrameDecoder();
+    let err: unknown;
+    try {
+      d.push(Buffer.from([0xff, 0xff, 0xff, 0xff, 0x03]));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(FrameTooLargeError);
+    expect((err as FrameTooLargeError).frameLength).toBe(0xffffffff);
+    expect(d.pendingBytes).toBe(5);
+  });
+
+  it('rejects FrameLen 0 and FrameLen 16 as shorter than the header', () => {
+    for (const len of [0, 16]) {
+      const prefix = Buffer.alloc(4);
+      prefix.writeUInt32BE(len, 0);
+      expect(() => new FrameDecoder().push(prefix)).toThrow(DecodeError);
+    }
+    expect(new FrameDecoder().push(frameOfLength(17))[0]!.payload.length).toBe(0);
+  });
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { DecodeError } from '../../../src/errors.js';
+import { Reader } from '../../../src/protocol/reader.js';
+import { Writer } from '../../../src/protocol/writer.js';
+
+function catchDecode(fn: () => unknown): DecodeError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof DecodeError) return err;
+    throw err;
+  }
+  throw new Error('expected a DecodeError');
+}
+
+describe('Writer and Reader', () => {
+  it('round-trips every integer width big-endian, u64 as bigint beyond 2^53', () => {
+    const w = new Writer(1);
+    w.u8(0xab).u16(0xbeef).u32(0xdeadbeef).u64(2n ** 63n + 5n).u64(0n);
+    const bytes = w.finish();
+    expect(bytes.subarray(0, 7).toString('hex')).toBe('abbeefdeadbeef');
+    const r = new Reader(bytes);
+    const read = [r.u8('a'), r.u16('b'), r.u32('c'), r.u64('d'), r.u64('e')];
+    expect(read).toEqual([0xab, 0xbeef, 0xdeadbeef, 2n ** 63n + 5n, 0n]);
+    expect(r.hasMore()).toBe(false);
+  });
+
+  it('writes strings as UTF-8 with a u32 byte length, and reads them back', () => {
+    const w = new Writer(2);
+    w.str('héllo ✓').str(Buffer.from([0, 1, 2]));
+    const bytes = w.finish();
+    expect(bytes.readUInt32BE(0)).toBe(Buffer.byteLength('héllo ✓'));
+    const r = new Reader(bytes);
+    expect(r.str('s')).toBe('héllo ✓');
+    expect(r.strBytes('b')).toEqual(Buffer.from([0, 1, 2]));
+  });
+
+  it('reserve sizes the buffer once; the frame is unchanged', () => {
+    const w = new Writer(4).reserve(1000);
+    for (let i = 0; i < 250; i++) w.u32(i);
+    expect(w.length).toBe(1000);
+    expect(w.finish().readUInt32BE(996)).toBe(249);
+  });
+
+  it('names the field and offset when a read runs past the end', () => {
+    const r = new Reader(Buffer.from([0, 0, 0, 1, 9]));
+    r.u32('first');
+    const e = catchDecode(() => r.u32('second'));
+    expect(e.field).toBe('second');
+    expect(e.offset).toBe(4);
+    expect(r.u8('third')).toBe(9);
+  });
+
+  it('refuses a string whose length runs past the end, before slicing anything', () => {
+    const e = catchDecode(() => new Reader(Buffer.from([0, 0, 0, 9, 1, 2])).str('topic'));
+    expect(e.field).toBe('topic');
+    expect(e.offset).toBe(0);
+    expect(e.message).toMatch(/runs past the end/);
+  });
+
+  it('refuses a string over its cap even when the bytes are present', () => {
+    const w = new Writer().str('x'.repeat(250));
+    const e = catchDecode(() => new Reader(w.finish()).str('topic', 249));
+    expect(e.message).toMatch(/too long: 250 bytes, cap 249/);
+  });
+
+  it('refuses a count the remaining bytes could not hold, and one over its limit', () => {
+    const bytes = Buffer.alloc(4 + 16);
+    bytes.writeUInt32BE(3, 0);
+    expect(catchDecode(() => new Reader(bytes).count('n', 8)).message).toMatch(/cannot fit/);
+    expect(new Reader(bytes).count('n', 4)).toBe(3);
+    expect(catchDecode(() => new Reader(bytes).count('n', 1, 2)).message).toMatch(/exceeds the limit/);
+  });
+
+  it('reports offsets relative to the reader base', () => {
+    const buf = Buffer.from([9, 9, 9, 0, 1]);
+    const r = new Reader(buf, 3);
+    r.u16('x');
+    expect(catchDecode(() => r.u8('y')).offset).toBe(2);
+  });
+
+  it('optionalU8 is undefined at the end; expectEnd flags trailing bytes', () => {
+    const r = new Reader(Buffer.from([1, 2]));
+    expect(r.optionalU8('a')).toBe(1);
+    expect(() => r.expectEnd('tail')).toThrow(DecodeError);
+    r.u8('b');
+    expect(r.optionalU8('c')).toBeUndefined();
+  });
+});
