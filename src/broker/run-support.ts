@@ -1,0 +1,30 @@
+/** What a foreground broker process needs besides the broker: a stderr logger and a throwaway data directory. */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Logger } from './core.js';
+
+/** One line per event on stderr: `level message key=value …`; debug lines only when verbose. */
+export function stderrLogger(verbose = false): Logger {
+  const line = (level: string, message: string, fields?: Record<string, unknown>) => {
+    let text = `${new Date().toISOString()} ${level} ${message}`;
+    for (const [k, v] of Object.entries(fields ?? {})) text += ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`;
+    process.stderr.write(`${text}\n`);
+  };
+  return {
+    debug: (m, f) => (verbose ? line('debug', m, f) : undefined),
+    info: (m, f) => line('info', m, f),
+    warn: (m, f) => line('warn', m, f),
+    error: (m, f) => line('error', m, f),
+  };
+}
+
+export async function temporaryDataDir(keep = false): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crater-data-'));
+  return {
+    dir,
+    async remove() {
+      if (!keep) await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
