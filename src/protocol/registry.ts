@@ -235,6 +235,6 @@ export function decodeReply(
   options: { recordHeaders?: boolean } = {},
 ): DecodedReply | UnknownOp {
   const found = replyCodecFor(op, options);
-  if (found.name === undefined) return found;
+  if ('errorCode' in found) return found;
   return { name: found.name, op, message: found.codec.decode(new Reader(payload)) } as DecodedReply;
 }
