@@ -97,3 +97,32 @@ export {
   writeRecord,
 } from './storage/record.js';
 export type { AppendResult, LogRecord, PartitionLog, ReadLimits } from './storage/partition-log.js';
+export {
+  COMMIT_LOG_SEGMENT_BYTES,
+  CommitLog,
+  type CommitLogOptions,
+  INTERNAL_SEGMENT_BYTES,
+} from './storage/commit-log.js';
+export {
+  type CleanupPolicy,
+  type CompactionStats,
+  type ReplayEntry,
+  compactSegments,
+  replayCompacted,
+} from './storage/compaction.js';
+
+// Storage readers: the read-only segment inspector behind `crater segments inspect`.
+export {
+  type Finding,
+  type FindingKind,
+  type InspectLevel,
+  type InspectOptions,
+  type InspectReport,
+  type InspectSummary,
+  type PartitionReport,
+  type RecordReport,
+  type SegmentReport,
+  findingKinds,
+  inspectLevels,
+  inspectPaths,
+} from './storage/inspect/inspect.js';

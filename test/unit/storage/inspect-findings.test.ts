@@ -171,5 +171,4 @@ describe('inspect findings (the inspected bytes are left as they are)', () => {
     ]);
     expect(report.summary.findingsByKind).toEqual({ 'missing-path': 2, 'not-a-segment': 2 });
   });
-
 });
