@@ -1,0 +1,81 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OffsetStore } from '../../../../src/broker/consumer/offset-store.js';
+import { silentLogger } from '../../../../src/broker/core.js';
+import { CommitLog } from '../../../../src/storage/commit-log.js';
+import { encodeOffsetKey, offsetsPartition } from '../../../../src/storage/offsets-codec.js';
+
+let dir: string;
+let logs: CommitLog[] = [];
+
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crater-offsets-'));
+});
+afterEach(async () => {
+  await closeLogs();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+async function closeLogs(): Promise<void> {
+  await Promise.all(logs.map((l) => l.close()));
+  logs = [];
+}
+
+function open(): Promise<OffsetStore> {
+  return OffsetStore.open(
+    async (p) => {
+      const log = CommitLog.open(path.join(dir, `partition-${p}`), { cleanupPolicy: 'compact', segmentBytes: 8 * 1_048_576 });
+      logs.push(log);
+      return log;
+    },
+    () => 1n,
+    silentLogger,
+  );
+}
+
+describe('OffsetStore', () => {
+  it('writes every commit of a group to fnv1a(group) mod 16 + 1 with the §7 key and an 8-byte value', async () => {
+    const store = await open();
+    await store.commit('billing', [{ topic: 'orders', partition: 1, offset: 42n }]);
+    const p = offsetsPartition('billing');
+    expect(p).toBe(13);
+    const [rec] = logs[p - 1]!.read(0n, { maxRecords: 10 });
+    expect(rec!.key.toString('hex')).toBe('000762696c6c696e6700066f726465727300000001');
+    expect(rec!.key).toEqual(encodeOffsetKey({ group: 'billing', topic: 'orders', partition: 1 }));
+    expect(rec!.value.toString('hex')).toBe('000000000000002a');
+    expect(logs[p - 1]!.fsyncCount).toBeGreaterThanOrEqual(1);
+  });
+
+  it('replays on open: the last commit wins and tombstones delete', async () => {
+    let store = await open();
+    await store.commit('g', [
+      { topic: 'orders', partition: 1, offset: 1n },
+      { topic: 'orders', partition: 2, offset: 2n },
+    ]);
+    await store.commit('g', [{ topic: 'orders', partition: 1, offset: 5n }]);
+    await store.commit('h', [{ topic: 'orders', partition: 1, offset: 9n }]);
+    await store.commit('h', [{ topic: 'audit', partition: 1, offset: 3n }]);
+    await store.deleteTopic('orders');
+    await store.commit('gone', [{ topic: 'audit', partition: 1, offset: 1n }]);
+    await store.deleteGroup('gone');
+    await closeLogs();
+    store = await open();
+    expect(store.offsetsOf('g')).toEqual([]);
+    expect(store.hasGroup('g')).toBe(false);
+    expect(store.offsetsOf('h')).toEqual([{ topic: 'audit', partition: 1, offset: 3n }]);
+    expect(store.hasGroup('gone')).toBe(false);
+    expect(store.groupIds()).toEqual(['h']);
+  });
+
+  it('coalesces syncs: many commits in a burst share a couple of fsyncs, and all are durable after', async () => {
+    const store = await open();
+    const log = logs[offsetsPartition('g') - 1]!;
+    const before = log.fsyncCount;
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.commit('g', [{ topic: 't', partition: 1, offset: BigInt(i) }])));
+    expect(store.commitCount).toBe(50);
+    expect(log.fsyncCount - before).toBeLessThanOrEqual(2);
+    expect(store.get('g', 't', 1)).toBe(49n);
+  });
+});
