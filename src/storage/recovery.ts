@@ -1,9 +1,10 @@
 /**
  * Load-time recovery of a segmented partition (storage.md §8.1).
  *
- * The active (last) segment is always verified. After an unclean stop (no `.clean-shutdown`), every segment whose
- * end is past the recovery checkpoint is verified too, starting at checkpoint − base when the checkpoint falls
- * inside it (everything before the checkpoint was fsynced at a roll or a clean close). Verification walks whole
+ * The active (last) segment is always verified, from its start, so a stale or wrong checkpoint cannot make a torn
+ * tail look whole. After an unclean stop (no `.clean-shutdown`), every sealed segment whose end is past the recovery
+ * checkpoint is verified too, starting at checkpoint − base when the checkpoint falls inside it (everything before
+ * the checkpoint was fsynced at a roll or a clean close). Verification walks whole
  * records and cuts the log at the first one that is not (short length prefix, impossible length, short body, a CRC
  * or key_len failure), then fsyncs. Whatever followed the bad record in that segment is lost; later segments keep
  * their records, and readers skip the resulting gap. Nothing is ever allocated from a claimed length: a record is
@@ -96,7 +97,7 @@ export function recoverSegments(segments: readonly Segment[], cleanShutdown: boo
     const end = seg.base + seg.physicalSize();
     const inside = cp > seg.base && cp <= end;
     let from: number | undefined;
-    if (active) from = inside ? cp - seg.base : 0;
+    if (active) from = 0;
     else if (!cleanShutdown && end > cp) from = inside ? cp - seg.base : 0;
     if (from !== undefined) report.verified.push({ base: seg.base, from, ...verifySegment(seg, from) });
     else seg.size = seg.physicalSize();

@@ -1,0 +1,320 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StorageError } from '../../../src/errors.js';
+import type { RecordToStore } from '../../../src/storage/partition-log.js';
+import { encodeRecord, recordSize } from '../../../src/storage/record.js';
+import { SegmentedLog } from '../../../src/storage/segmented-log.js';
+import { TIME_INDEX_ENTRY_BYTES } from '../../../src/storage/time-index.js';
+
+const T0 = 1_700_000_000_000n;
+
+function rec(value: string | Buffer, timestamp = T0, key = ''): RecordToStore {
+  return { attrs: 0, timestamp, key: Buffer.from(key), value: typeof value === 'string' ? Buffer.from(value) : value };
+}
+
+function stem(base: bigint | number): string {
+  return String(base).padStart(20, '0');
+}
+
+function timeIndexEntries(dir: string, base: bigint | number): Array<{ ts: bigint; pos: number }> {
+  const buf = fs.readFileSync(path.join(dir, `${stem(base)}.timeindex`));
+  const out: Array<{ ts: bigint; pos: number }> = [];
+  for (let p = 0; p + TIME_INDEX_ENTRY_BYTES <= buf.length; p += TIME_INDEX_ENTRY_BYTES) {
+    out.push({ ts: buf.readBigUInt64BE(p), pos: buf.readUInt32BE(p + 8) });
+  }
+  return out;
+}
+
+let tmp: string;
+let dir: string;
+const open: SegmentedLog[] = [];
+
+async function openLog(options: Parameters<typeof SegmentedLog.open>[1] = {}): Promise<SegmentedLog> {
+  const log = await SegmentedLog.open(dir, { create: true, ...options });
+  open.push(log);
+  return log;
+}
+
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-seglog-'));
+  dir = path.join(tmp, 'orders', 'partition-1');
+});
+
+afterEach(async () => {
+  for (const log of open.splice(0)) await log.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('SegmentedLog offsets and round trips', () => {
+  it('gives byte positions as offsets: the first record at 0, the next at offset + size', async () => {
+    const log = await openLog();
+    const records = [rec('a', T0, 'k1'), rec('bb', T0 + 1n), rec('ccc', T0 + 2n, 'key-3')];
+    const { offsets, error } = log.append(records);
+    expect(error).toBeUndefined();
+    const sizes = records.map(recordSize);
+    expect(offsets).toEqual([0n, BigInt(sizes[0]!), BigInt(sizes[0]! + sizes[1]!)]);
+    expect(log.logEndOffset).toBe(BigInt(sizes[0]! + sizes[1]! + sizes[2]!));
+    const read = log.read(0n, { maxRecords: 10 });
+    expect(read.map((r) => r.value.toString())).toEqual(['a', 'bb', 'ccc']);
+    expect(read.map((r) => r.key.toString())).toEqual(['k1', '', 'key-3']);
+    expect(read.map((r) => r.offset)).toEqual(offsets);
+    expect(read[2]!.nextOffset).toBe(log.logEndOffset);
+    // The log file holds exactly the encoded records, back to back.
+    const bytes = fs.readFileSync(path.join(dir, `${stem(0)}.log`));
+    expect(bytes.equals(Buffer.concat(records.map(encodeRecord)))).toBe(true);
+  });
+
+  it('rolls before a record that would push a non-empty segment past maxSegmentSize, and reads across rolls', async () => {
+    const log = await openLog({ maxSegmentSize: 300 });
+    const records = Array.from({ length: 12 }, (_, i) => rec(Buffer.alloc(71, i), T0 + BigInt(i)));
+    const size = recordSize(records[0]!);
+    expect(size).toBe(100);
+    const first = log.append(records.slice(0, 5));
+    const second = log.append(records.slice(5));
+    const offsets = [...first.offsets, ...second.offsets];
+    expect(offsets).toEqual(records.map((_, i) => BigInt(i * size)));
+    expect(log.segmentBases()).toEqual([0n, 300n, 600n, 900n]);
+    for (const base of [0, 300, 600, 900]) {
+      expect(fs.statSync(path.join(dir, `${stem(base)}.log`)).size).toBe(300);
+      expect(fs.existsSync(path.join(dir, `${stem(base)}.timeindex`))).toBe(true);
+      expect(fs.readFileSync(path.join(dir, `${stem(base)}.meta`), 'utf8')).toMatch(/^\d+(\.\d+)?$/);
+    }
+    // The checkpoint names the base of the last roll.
+    expect(fs.readFileSync(path.join(dir, 'recovery-checkpoint'), 'utf8')).toBe('900');
+    const all = log.read(0n, { maxRecords: 100 });
+    expect(all.map((r) => r.value[0])).toEqual(records.map((_, i) => i));
+    // A bounded read that starts mid-log crosses the segment boundary at 600.
+    const mid = log.read(500n, { maxRecords: 3 });
+    expect(mid.map((r) => r.offset)).toEqual([500n, 600n, 700n]);
+  });
+
+  it('puts a record larger than maxSegmentSize alone in a segment', async () => {
+    const log = await openLog({ maxSegmentSize: 100 });
+    const big = rec(Buffer.alloc(500, 1));
+    const { offsets } = log.append([rec('x'), big, rec('y')]);
+    expect(log.segmentCount).toBe(3);
+    expect(offsets[1]).toBe(BigInt(recordSize(rec('x'))));
+    expect(log.read(offsets[1]!, { maxRecords: 1 })[0]!.value.length).toBe(500);
+  });
+
+  it('bounds reads by maxRecords and maxBytes but always returns one record when any exists', async () => {
+    const log = await openLog();
+    log.append(Array.from({ length: 10 }, () => rec(Buffer.alloc(71))));
+    expect(log.read(0n, { maxRecords: 4 })).toHaveLength(4);
+    expect(log.read(0n, { maxRecords: 100, maxBytes: 350 })).toHaveLength(3);
+    expect(log.read(0n, { maxRecords: 100, maxBytes: 10 })).toHaveLength(1);
+    expect(log.read(0n, { maxRecords: 0 })).toHaveLength(0);
+  });
+
+  it('moves a cursor at or past the LEO to the LEO (nothing to read) and rejects a cursor inside a record', async () => {
+    const log = await openLog();
+    log.append([rec('one'), rec('two')]);
+    expect(log.read(log.logEndOffset, { maxRecords: 5 })).toEqual([]);
+    expect(log.read(log.logEndOffset + 1000n, { maxRecords: 5 })).toEqual([]);
+    expect(() => log.read(1n, { maxRecords: 5 })).toThrow(expect.objectContaining({ code: 'ERR_CORRUPT' }));
+  });
+
+  it('returns a prefix of the records when the rest of the requested range is corrupt', async () => {
+    const log = await openLog();
+    const { offsets } = log.append([rec('one'), rec('two'), rec('three')]);
+    // Corrupt the second record's payload behind the log's back: the first is returned, the read stops there.
+    const file = path.join(dir, `${stem(0)}.log`);
+    const bytes = fs.readFileSync(file);
+    bytes[Number(offsets[1]) + 8 + 13 + 4] ^= 0xff;
+    fs.writeFileSync(file, bytes);
+    const got = log.read(0n, { maxRecords: 5 });
+    expect(got.map((r) => r.value.toString())).toEqual(['one']);
+    expect(() => log.read(offsets[1]!, { maxRecords: 5 })).toThrow(expect.objectContaining({ code: 'ERR_CORRUPT' }));
+  });
+
+  it('keeps headers, transactional ids and control flags through a round trip', async () => {
+    const log = await openLog();
+    log.append([
+      { attrs: 0, timestamp: T0, key: Buffer.from('k'), value: Buffer.from('v'), headers: [{ name: 'h', value: Buffer.from('x') }] },
+      { attrs: 0x04, timestamp: T0, key: Buffer.alloc(0), value: Buffer.alloc(11), producerId: 7n, epoch: 3 },
+    ]);
+    const [a, b] = log.read(0n, { maxRecords: 2 });
+    expect(a!.headers).toEqual([{ name: 'h', value: Buffer.from('x') }]);
+    expect(a!.value.toString()).toBe('v');
+    expect(b!.attrs & 0x0c).toBe(0x0c);
+    expect([b!.producerId, b!.epoch]).toEqual([7n, 3]);
+  });
+});
+
+describe('SegmentedLog durability', () => {
+  it('costs exactly one fsync for 20 records in one append and one sync, and none for a sync with nothing new', async () => {
+    const log = await openLog();
+    log.append(Array.from({ length: 20 }, (_, i) => rec(`v${i}`)));
+    expect(log.fsyncCount).toBe(0);
+    await log.sync();
+    expect(log.fsyncCount).toBe(1);
+    await log.sync();
+    expect(log.fsyncCount).toBe(1);
+  });
+
+  it('coalesces concurrent syncs into at most two fsyncs with the default (eager) policy', async () => {
+    const log = await openLog();
+    const syncs: Array<Promise<void>> = [];
+    for (let i = 0; i < 16; i++) {
+      log.append([rec(`p${i}`)]);
+      syncs.push(log.sync());
+    }
+    await Promise.all(syncs);
+    expect(log.fsyncCount).toBeGreaterThanOrEqual(1);
+    expect(log.fsyncCount).toBeLessThanOrEqual(2);
+  });
+
+  it('writes the checkpoint (= LEO) and .clean-shutdown at close, and removes the marker on the next load', async () => {
+    const log = await SegmentedLog.open(dir, { create: true, maxSegmentSize: 200 });
+    log.append(Array.from({ length: 5 }, () => rec(Buffer.alloc(71))));
+    const leo = log.logEndOffset;
+    await log.close();
+    expect(fs.readFileSync(path.join(dir, '.clean-shutdown'), 'utf8')).toBe('1');
+    expect(fs.readFileSync(path.join(dir, 'recovery-checkpoint'), 'utf8')).toBe(String(leo));
+    const again = await openLog({ maxSegmentSize: 200 });
+    expect(fs.existsSync(path.join(dir, '.clean-shutdown'))).toBe(false);
+    expect(again.recovery.cleanShutdown).toBe(true);
+    expect(again.logEndOffset).toBe(leo);
+    expect(again.read(0n, { maxRecords: 10 })).toHaveLength(5);
+    expect(again.append([rec('next')]).offsets).toEqual([leo]);
+  });
+
+  it('fault hook: a write failing after 3 records leaves 3 records, 3 offsets and an error', async () => {
+    const log = await openLog({ faults: { failAfterRecords: 3 } });
+    const records = Array.from({ length: 5 }, (_, i) => rec(`r${i}`));
+    const result = log.append(records);
+    expect(result.offsets).toHaveLength(3);
+    expect(result.error).toBeInstanceOf(StorageError);
+    await log.sync();
+    expect(log.fsyncCount).toBe(1);
+    log.faults = undefined;
+    await log.close();
+    open.pop();
+    const again = await openLog();
+    expect(again.read(0n, { maxRecords: 10 }).map((r) => r.value.toString())).toEqual(['r0', 'r1', 'r2']);
+    expect(again.logEndOffset).toBe(BigInt(records.slice(0, 3).reduce((n, r) => n + recordSize(r), 0)));
+  });
+
+  it('stops at a record that cannot be encoded and writes the ones before it', async () => {
+    const log = await openLog();
+    const result = log.append([rec('ok'), rec('bad', -1n), rec('never')]);
+    expect(result.offsets).toEqual([0n]);
+    expect(result.error).toBeInstanceOf(StorageError);
+    expect(log.read(0n, { maxRecords: 5 }).map((r) => r.value.toString())).toEqual(['ok']);
+  });
+
+  it('cuts a foreign or torn tail back to the tracked size and rolls before the next append', async () => {
+    const log = await openLog();
+    log.append([rec('one')]);
+    const end = log.logEndOffset;
+    fs.appendFileSync(path.join(dir, `${stem(0)}.log`), Buffer.from('garbage!'));
+    const { offsets } = log.append([rec('two')]);
+    expect(offsets).toEqual([end]);
+    expect(log.segmentBases()).toEqual([0n, end]);
+    expect(fs.statSync(path.join(dir, `${stem(0)}.log`)).size).toBe(Number(end));
+    expect(log.read(0n, { maxRecords: 5 }).map((r) => r.value.toString())).toEqual(['one', 'two']);
+  });
+
+  it('refuses appends, reads and syncs after close', async () => {
+    const log = await SegmentedLog.open(dir, { create: true });
+    await log.close();
+    expect(log.append([rec('x')]).error).toBeInstanceOf(StorageError);
+    expect(() => log.read(0n, { maxRecords: 1 })).toThrow(StorageError);
+    await expect(log.sync()).rejects.toBeInstanceOf(StorageError);
+  });
+});
+
+describe('SegmentedLog time index and offsetForTimestamp', () => {
+  it('indexes the first record of a segment, then only ≥ 4096 bytes on, and never a timestamp going backwards', async () => {
+    const log = await openLog();
+    // 1,029-byte records: positions 0, 1029, … so every fourth record is 4,116 bytes past the last indexed one.
+    const records = Array.from({ length: 12 }, (_, i) => rec(Buffer.alloc(1000), T0 + BigInt(i) * 10n));
+    records[8] = rec(Buffer.alloc(1000), T0 - 5n);
+    log.append(records);
+    log.append([rec(Buffer.alloc(1000), T0 + 1000n)]);
+    await log.close();
+    open.pop();
+    const entries = timeIndexEntries(dir, 0);
+    expect(entries.map((e) => e.pos)).toEqual([0, 4116, 9261]);
+    expect(entries.map((e) => e.ts)).toEqual([T0, T0 + 40n, T0 + 90n]);
+    for (let i = 1; i < entries.length; i++) {
+      expect(entries[i]!.pos - entries[i - 1]!.pos).toBeGreaterThanOrEqual(4096);
+      expect(entries[i]!.ts >= entries[i - 1]!.ts).toBe(true);
+    }
+  });
+
+  it('finds the first record at or after a timestamp, across segments', async () => {
+    const log = await openLog({ maxSegmentSize: 4000 });
+    const records = Array.from({ length: 40 }, (_, i) => rec(Buffer.alloc(200, i), 1000n * BigInt(i + 1)));
+    const { offsets } = log.append(records);
+    expect(log.segmentCount).toBeGreaterThan(2);
+    expect(log.offsetForTimestamp(0n)).toEqual({ offset: 0n, found: true });
+    expect(log.offsetForTimestamp(2000n)).toEqual({ offset: offsets[1], found: true });
+    expect(log.offsetForTimestamp(25_500n)).toEqual({ offset: offsets[25], found: true });
+    expect(log.offsetForTimestamp(40_000n)).toEqual({ offset: offsets[39], found: true });
+    expect(log.offsetForTimestamp(40_001n)).toEqual({ offset: log.logEndOffset, found: false });
+  });
+});
+
+describe('SegmentedLog retention', () => {
+  it('deletes whole non-active segments that started before the cutoff when the next one did too', async () => {
+    let now = 1_700_000_000_123;
+    const hour = 3_600_000;
+    const log = await openLog({ maxSegmentSize: 100, now: () => now });
+    expect(fs.readFileSync(path.join(dir, `${stem(0)}.meta`), 'utf8')).toBe('1700000000.123');
+    const r = rec(Buffer.alloc(71));
+    log.append([r]);
+    now += hour;
+    log.append([r]);
+    now += hour;
+    log.append([r]);
+    expect(log.segmentBases()).toEqual([0n, 100n, 200n]);
+    const start = 1_700_000_000_123;
+    // Cutoff just past segment 1's start: segment 0 goes, segment 1 stays (segment 2 started after the cutoff).
+    const result = await log.applyRetention(start + hour + 60_000 + 1_800_000, 1_800_000);
+    expect(result).toEqual({ deletedSegments: 1, deletedBytes: 100, logStartOffset: 100n });
+    expect(fs.existsSync(path.join(dir, `${stem(0)}.log`))).toBe(false);
+    expect(fs.existsSync(path.join(dir, `${stem(0)}.timeindex`))).toBe(false);
+    expect(fs.existsSync(path.join(dir, `${stem(0)}.meta`))).toBe(false);
+    expect(log.logStartOffset).toBe(100n);
+    // A cursor below the log start is moved up to it.
+    expect(log.read(0n, { maxRecords: 5 }).map((x) => x.offset)).toEqual([100n, 200n]);
+    // The active segment is never deleted, however old.
+    const later = await log.applyRetention(start + 100 * hour, 1);
+    expect(later.deletedSegments).toBe(1);
+    expect(log.segmentBases()).toEqual([200n]);
+  });
+
+  it('falls back to the log file mtime when .meta is missing or unreadable', async () => {
+    const log = await SegmentedLog.open(dir, { create: true, maxSegmentSize: 100 });
+    log.append([rec(Buffer.alloc(71)), rec(Buffer.alloc(71))]);
+    await log.close();
+    fs.rmSync(path.join(dir, `${stem(0)}.meta`));
+    fs.writeFileSync(path.join(dir, `${stem(100)}.meta`), 'not a number');
+    const old = new Date(Date.now() - 10 * 86_400_000);
+    fs.utimesSync(path.join(dir, `${stem(0)}.log`), old, old);
+    fs.utimesSync(path.join(dir, `${stem(100)}.log`), old, old);
+    const again = await openLog({ maxSegmentSize: 100 });
+    again.append([rec('fresh')]);
+    const result = await again.applyRetention(Date.now(), 7 * 86_400_000);
+    expect(result.deletedSegments).toBe(1);
+    expect(again.logStartOffset).toBe(100n);
+  });
+});
+
+describe('SegmentedLog bad input', () => {
+  it('refuses a missing partition directory with a StorageError unless asked to create it', async () => {
+    await expect(SegmentedLog.open(path.join(tmp, 'nope', 'partition-1'))).rejects.toMatchObject({
+      code: 'ERR_STORAGE',
+      message: expect.stringContaining('does not exist'),
+    });
+    fs.writeFileSync(path.join(tmp, 'file'), 'x');
+    await expect(SegmentedLog.open(path.join(tmp, 'file'))).rejects.toBeInstanceOf(StorageError);
+  });
+
+  it('refuses a maxSegmentSize above 4 GiB', async () => {
+    await expect(SegmentedLog.open(dir, { create: true, maxSegmentSize: 5 * 1024 ** 3 })).rejects.toBeInstanceOf(StorageError);
+  });
+});
