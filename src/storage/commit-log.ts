@@ -84,6 +84,9 @@ export class CommitLog implements PartitionLog {
   private segments: Segment[] = [];
   private fsyncs = 0;
   private closed = false;
+  /** fsyncs still running on the thread pool, and descriptors whose closing waits for them. */
+  private inflight = 0;
+  private retired: number[] = [];
 
   private constructor(dir: string, options: CommitLogOptions) {
     this.dir = dir;
@@ -287,8 +290,19 @@ export class CommitLog implements PartitionLog {
 
   async sync(): Promise<void> {
     this.assertOpen();
-    await fsyncAsync(this.active.fd!);
-    this.fsyncs++;
+    await this.fsyncTracked(this.active.fd!);
+  }
+
+  /** An async fsync whose descriptor cannot be closed (a roll, compaction or close) until it has finished. */
+  private async fsyncTracked(fd: number): Promise<void> {
+    this.inflight++;
+    try {
+      await fsyncAsync(fd);
+      this.fsyncs++;
+    } finally {
+      this.inflight--;
+      if (this.inflight === 0) for (const retired of this.retired.splice(0)) fs.closeSync(retired);
+    }
   }
 
   read(offset: bigint, limits: ReadLimits): LogRecord[] {
@@ -348,13 +362,13 @@ export class CommitLog implements PartitionLog {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    const active = this.active;
-    if (active.fd !== undefined) {
-      await fsyncAsync(active.fd);
-      this.fsyncs++;
-    }
     this.closed = true;
-    this.closeHandles();
+    const active = this.active;
+    try {
+      if (active.fd !== undefined) await this.fsyncTracked(active.fd);
+    } finally {
+      this.closeHandles();
+    }
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -379,8 +393,11 @@ export class CommitLog implements PartitionLog {
   }
 
   private closeSegment(seg: Segment): void {
-    if (seg.fd !== undefined) fs.closeSync(seg.fd);
-    if (seg.indexFd !== undefined) fs.closeSync(seg.indexFd);
+    for (const fd of [seg.fd, seg.indexFd]) {
+      if (fd === undefined) continue;
+      if (this.inflight > 0) this.retired.push(fd);
+      else fs.closeSync(fd);
+    }
     seg.fd = undefined;
     seg.indexFd = undefined;
   }

@@ -197,6 +197,24 @@ describe('CommitLog', () => {
     expect(log.segmentInfo).toHaveLength(4);
   });
 
+  it('lets an fsync in flight finish when a roll compacts its segment or the log closes', async () => {
+    const size = recordSize(rec('a', '1'));
+    const log = openLog({ segmentBytes: size, cleanupPolicy: 'compact' });
+    log.append([rec('a', '1')]);
+    const pending = log.sync();
+    // The roll compacts segment 0 and retires its descriptor while the fsync on it is still running.
+    log.append([rec('a', '2'), rec('a', '3')]);
+    const closing = log.sync().then(() => log.close());
+    await expect(Promise.all([pending, closing])).resolves.toBeDefined();
+    expect(log.fsyncCount).toBeGreaterThanOrEqual(3);
+    open.splice(open.indexOf(log), 1);
+    const again = openLog();
+    expect(again.read(0n, { maxRecords: 10 }).map((r) => [r.offset, r.value.toString()])).toEqual([
+      [1n, '2'],
+      [2n, '3'],
+    ]);
+  });
+
   it('refuses use after close', async () => {
     const log = openLog();
     await log.close();
