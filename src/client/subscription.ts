@@ -32,7 +32,7 @@ export class Subscription implements AsyncIterable<FetchedRecord>, AsyncDisposab
   private waiter: (() => void) | undefined;
   private failure: Error | undefined;
   private ended = false;
-  private paused = false;
+  private isPaused = false;
   private requestsInFlight = 0;
   private readonly highWaterMark: number;
 
@@ -49,6 +49,11 @@ export class Subscription implements AsyncIterable<FetchedRecord>, AsyncDisposab
     this.started = this.start(open, isolationByte(options.isolation));
     // A failed start surfaces from the iterator or ready(); it must not also be an unhandled rejection.
     this.started.catch(() => {});
+  }
+
+  /** True while the socket is not being read because the queue passed the high-water mark. */
+  get paused(): boolean {
+    return this.isPaused;
   }
 
   /** Resolves once the broker accepted the SUBSCRIBE (records may already be queued). */
@@ -132,16 +137,16 @@ export class Subscription implements AsyncIterable<FetchedRecord>, AsyncDisposab
 
   private enqueue(record: FetchedRecord): void {
     this.queue.push(record);
-    if (!this.paused && this.requestsInFlight === 0 && this.queue.length - this.head >= this.highWaterMark) {
-      this.paused = true;
+    if (!this.isPaused && this.requestsInFlight === 0 && this.queue.length - this.head >= this.highWaterMark) {
+      this.isPaused = true;
       this.session?.conn.pause();
     }
     this.wake();
   }
 
   private maybeResume(): void {
-    if (this.paused && this.queue.length - this.head <= this.highWaterMark / 2) {
-      this.paused = false;
+    if (this.isPaused && this.queue.length - this.head <= this.highWaterMark / 2) {
+      this.isPaused = false;
       this.session?.conn.resume();
     }
   }
@@ -150,8 +155,8 @@ export class Subscription implements AsyncIterable<FetchedRecord>, AsyncDisposab
   private async whileReading<T>(fn: (s: Session) => Promise<T>): Promise<T> {
     await this.started;
     this.requestsInFlight++;
-    if (this.paused) {
-      this.paused = false;
+    if (this.isPaused) {
+      this.isPaused = false;
       this.session!.conn.resume();
     }
     try {

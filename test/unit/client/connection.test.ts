@@ -167,6 +167,32 @@ describe('Connection', () => {
     expect(server.frames).toHaveLength(0);
   });
 
+  it('holds frames back while the socket needs a drain, then sends them all in order', async () => {
+    server = await startFakeServer((socket, frame) => {
+      socket.write(encodeFrame(ProduceAckReply, frame.correl, { partition: 1, offset: BigInt(server!.frames.length) }));
+    });
+    conn = await Connection.open(`127.0.0.1:${server.port}`);
+    await until(() => server!.sockets.length === 1);
+    server.sockets[0]!.pause();
+    const big = (i: number) => ({ codec: 0, topic: 't', key: Buffer.from(String(i)), value: Buffer.alloc(60_000, i) });
+    const replies: Promise<unknown>[] = [];
+    let i = 0;
+    while (conn.queuedBytes === 0 && i < 2_000) replies.push(conn.request(ProduceRequest, big(i++), ProduceAckReply));
+    expect(conn.queuedBytes).toBeGreaterThan(0);
+    let writable = false;
+    const waiting = conn.writable().then(() => (writable = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(writable).toBe(false);
+    server.sockets[0]!.resume();
+    await waiting;
+    await Promise.all(replies);
+    expect(conn.queuedBytes).toBe(0);
+    expect(server.frames).toHaveLength(i);
+    // PRODUCE payload: u8 codec · str topic ('t', bytes 1..5) · str key (length at 6, bytes from 10).
+    const keys = server.frames.map((f) => Number(f.payload.subarray(10, f.payload.readUInt32BE(6) + 10).toString()));
+    expect(keys).toEqual(Array.from({ length: i }, (_, n) => n));
+  });
+
   it('close() sends GOODBYE, then ends the socket', async () => {
     server = await startFakeServer((socket, frame) => {
       if (frame.op === GoodbyeRequest.op) socket.end();
