@@ -79,13 +79,13 @@ export function writeRecord(buf: Buffer, pos: number, r: RecordToStore): number 
   writeU64(buf, pos, size - LENGTH_PREFIX_BYTES);
   const h = pos + LENGTH_PREFIX_BYTES;
   buf[h] = attrs;
-  buf.writeUInt32BE(r.key.length, h + 1);
+  putU32(buf, h + 1, r.key.length);
   writeBigU64(buf, h + 5, r.timestamp);
   if (txn) {
     buf.writeBigUInt64BE(r.producerId!, h + 13);
     buf.writeUInt16BE(r.epoch ?? 0, h + 21);
   }
-  buf.writeUInt32BE(crc32Range(buf, h, h + headerLen), h + headerLen);
+  putU32(buf, h + headerLen, crc32Range(buf, h, h + headerLen));
   const payloadStart = h + headerLen + 4;
   let p = payloadStart;
   buf.set(r.key, p);
@@ -99,7 +99,7 @@ export function writeRecord(buf: Buffer, pos: number, r: RecordToStore): number 
   }
   buf.set(r.value, p);
   p += r.value.length;
-  buf.writeUInt32BE(crc32Range(buf, payloadStart, p), p);
+  putU32(buf, p, crc32Range(buf, payloadStart, p));
   return size;
 }
 
@@ -108,8 +108,16 @@ export function writeRecord(buf: Buffer, pos: number, r: RecordToStore): number 
  * record. Out-of-range values still throw RangeError (a negative timestamp gives a negative high half).
  */
 function writeU64(buf: Buffer, pos: number, v: number): void {
-  buf.writeUInt32BE(Math.floor(v / 0x1_0000_0000), pos);
-  buf.writeUInt32BE(v >>> 0, pos + 4);
+  putU32(buf, pos, Math.floor(v / 0x1_0000_0000));
+  putU32(buf, pos + 4, v >>> 0);
+}
+
+/** An unchecked big-endian u32 store: callers pass values already known to fit (sizes, CRCs, checked halves). */
+function putU32(buf: Buffer, pos: number, v: number): void {
+  buf[pos] = v >>> 24;
+  buf[pos + 1] = v >>> 16;
+  buf[pos + 2] = v >>> 8;
+  buf[pos + 3] = v;
 }
 
 function writeBigU64(buf: Buffer, pos: number, v: bigint): void {
