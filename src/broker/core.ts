@@ -48,3 +48,14 @@ export interface BrokerCore {
   /** The consumer runtime, once the broker has started. */
   readonly consumer: ConsumerRuntime | undefined;
 }
+
+/**
+ * Kept in `conn.session` under SESSION_ORDERED_REPLIES by the TCP connection: `after` lets a handler return while
+ * its reply waits on `work` (a produce's fsync), with replies still leaving in request order. It returns a promise
+ * only when too many replies are outstanding, for the handler to return so that dispatch waits.
+ */
+export const SESSION_ORDERED_REPLIES = 'ordered-replies';
+
+export interface OrderedReplies {
+  after<T>(work: Promise<T>, reply: (value: T) => void, op: number, correl: Buffer): Promise<void> | undefined;
+}

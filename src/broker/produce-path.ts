@@ -7,8 +7,8 @@ import { compressValue, isSupportedCodec } from '../protocol/compression.js';
 import type { RecordHeader } from '../protocol/headers.js';
 import type { ProduceAck } from '../protocol/messages/produce.js';
 import type { PartitionLog, RecordToStore } from '../storage/partition-log.js';
-import type { BrokerCore } from './core.js';
-import { HandlerError } from './handler.js';
+import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from './core.js';
+import { type ConnectionHandle, HandlerError } from './handler.js';
 import type { Topic } from './topics.js';
 
 export interface IncomingRecord {
@@ -89,4 +89,24 @@ export function appendRecords(broker: BrokerCore, topic: Topic, codec: number, r
 export async function syncAll(logs: readonly PartitionLog[]): Promise<void> {
   if (logs.length === 1) await logs[0]!.sync();
   else if (logs.length > 1) await Promise.all(logs.map((l) => l.sync()));
+}
+
+/**
+ * Sends `reply` once every log in `toSync` is durable. On a ServerConnection the handler returns at once and the
+ * reply is ordered behind earlier ones, so pipelined produces share fsyncs; elsewhere it simply awaits.
+ */
+export function replyWhenDurable(
+  conn: ConnectionHandle,
+  toSync: readonly PartitionLog[],
+  reply: () => void,
+  op: number,
+  correl: Buffer,
+): Promise<void> | undefined {
+  if (toSync.length === 0) {
+    reply();
+    return undefined;
+  }
+  const ordered = conn.session.get(SESSION_ORDERED_REPLIES) as OrderedReplies | undefined;
+  if (ordered) return ordered.after(syncAll(toSync), reply, op, correl);
+  return syncAll(toSync).then(reply);
 }

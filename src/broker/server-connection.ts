@@ -12,7 +12,7 @@ import { type Frame, FrameDecoder } from '../protocol/frame-decoder.js';
 import { type MessageCodec, ZERO_CORREL, emptyMessage, encodeFrame } from '../protocol/message.js';
 import { ErrorFrame } from '../protocol/messages/error.js';
 import { Op, formatOp } from '../protocol/opcodes.js';
-import type { BrokerCore } from './core.js';
+import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from './core.js';
 import { type ConnectionHandle, type ConnectionState, HandlerError, type RequestContext } from './handler.js';
 import { type HandlerRegistry, isAllowedIn } from './handler-registry.js';
 import { HandshakeClock } from './handshake-clock.js';
@@ -39,6 +39,7 @@ export type CloseReason =
   | 'broker-stopping';
 
 export const SESSION_HANDSHAKE_CLOCK = 'handshake-clock';
+const MAX_DEFERRED_REPLIES = 1_024;
 
 export class ServerConnection implements ConnectionHandle {
   readonly id: Buffer = randomBytes(16);
@@ -60,6 +61,10 @@ export class ServerConnection implements ConnectionHandle {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private readonly handshake: HandshakeClock;
   private readonly closeListeners: Array<() => void | Promise<void>> = [];
+  /** Replies still waiting on their work (fsync); later frames are written only after them, in request order. */
+  private deferred = 0;
+  private replyTail: Promise<void> = Promise.resolve();
+  private inDeferredReply = false;
   private readonly closedPromise: Promise<void>;
   private resolveClosed!: () => void;
 
@@ -83,6 +88,7 @@ export class ServerConnection implements ConnectionHandle {
       this.fail(ErrorCode.BAD_PROTOCOL, `handshake not completed within ${formatSeconds(broker.config.handshakeTimeoutMs)}`, 'handshake-timeout'),
     );
     this.session.set(SESSION_HANDSHAKE_CLOCK, this.handshake);
+    this.session.set(SESSION_ORDERED_REPLIES, { after: this.after.bind(this) } satisfies OrderedReplies);
     this.armReadDeadline();
   }
 
@@ -135,6 +141,7 @@ export class ServerConnection implements ConnectionHandle {
     if (!this.isClosed) {
       this.socket.pause();
       await this.idle;
+      await this.replyTail;
       this.endGracefully('broker-stopping');
     }
     await this.closedPromise;
@@ -154,7 +161,52 @@ export class ServerConnection implements ConnectionHandle {
     }
   }
 
+  /**
+   * Lets a handler finish without holding back the frames behind it while its reply waits on `work` (a produce's
+   * fsync): the next PRODUCE appends at once and the group committer shares one fsync between them. Replies still
+   * leave in request order. Past MAX_DEFERRED_REPLIES the returned promise makes dispatch wait, bounding memory.
+   */
+  private after<T>(work: Promise<T>, reply: (value: T) => void, op: number, correl: Buffer): Promise<void> | undefined {
+    this.deferred++;
+    // Handled below once the earlier replies are out; this keeps an early rejection from counting as unhandled.
+    work.catch(() => undefined);
+    const step = this.replyTail
+      .then(() => work)
+      .then(
+        (value) => {
+          this.inDeferredReply = true;
+          try {
+            reply(value);
+          } finally {
+            this.inDeferredReply = false;
+          }
+        },
+        (err: unknown) => {
+          this.inDeferredReply = true;
+          try {
+            this.handlerFailed(err, op, correl);
+          } finally {
+            this.inDeferredReply = false;
+          }
+        },
+      )
+      .finally(() => {
+        this.deferred--;
+      });
+    this.replyTail = step;
+    return this.deferred > MAX_DEFERRED_REPLIES ? step : undefined;
+  }
+
   private write(buf: Buffer): void {
+    if (this.deferred > 0 && !this.inDeferredReply && !this.isClosed) {
+      this.replyTail = this.replyTail.then(() => this.writeNow(buf));
+      return;
+    }
+    this.writeNow(buf);
+  }
+
+  private writeNow(buf: Buffer): void {
+    if (this.isClosed) return;
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
@@ -267,7 +319,7 @@ export class ServerConnection implements ConnectionHandle {
   /** Sends ERROR with the zero correl and closes, as every teardown error in wire.md §1 does. */
   private fail(code: number, message: string, reason: CloseReason): void {
     if (this.isClosed) return;
-    this.sendError(code, message, ZERO_CORREL);
+    this.writeNow(encodeFrame(ErrorFrame, ZERO_CORREL, { code, message }));
     this.endGracefully(reason);
   }
 
@@ -341,6 +393,7 @@ export class ServerConnection implements ConnectionHandle {
         }
       }
       await this.idle;
+      await this.replyTail;
       if (!this.socket.closed) await new Promise<void>((resolve) => this.socket.once('close', () => resolve()));
       this.resolveClosed();
     })();

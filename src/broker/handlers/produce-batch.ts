@@ -9,7 +9,7 @@ import { type ProduceBatch, ProduceBatchAckReply, ProduceBatchRequest } from '..
 import { BatchFlag } from '../../protocol/opcodes.js';
 import type { BrokerCore } from '../core.js';
 import { type ConnectionHandle, HandlerError, type RequestHandler } from '../handler.js';
-import { appendRecords, checkCodec, syncAll } from '../produce-path.js';
+import { appendRecords, checkCodec, replyWhenDurable } from '../produce-path.js';
 
 /**
  * Idempotent batches need a producer id from INIT_PRODUCER_ID, which this broker does not issue yet: every one is
@@ -19,7 +19,7 @@ function idempotentBatch(_broker: BrokerCore, _conn: ConnectionHandle, _request:
   throw new HandlerError(ErrorCode.NO_PRODUCER_ID, 'no producer id on this connection: send INIT_PRODUCER_ID first');
 }
 
-export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payload }) => {
+export const handler: RequestHandler<BrokerCore> = ({ broker, conn, op, correl, payload }) => {
   const request = decodePayload(ProduceBatchRequest, payload);
   if (request.flags & BatchFlag.IDEMPOTENT) return idempotentBatch(broker, conn, request);
   checkCodec(request.codec);
@@ -29,9 +29,5 @@ export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payl
   const reply = error
     ? { acks, errorCode: ErrorCode.INTERNAL, errorMessage: `${acks.length} of ${request.records.length} records appended: ${error.message}` }
     : { acks, errorCode: ErrorCode.NONE, errorMessage: '' };
-  if (toSync.length === 0) {
-    conn.send(ProduceBatchAckReply, correl, reply);
-    return undefined;
-  }
-  return syncAll(toSync).then(() => conn.send(ProduceBatchAckReply, correl, reply));
+  return replyWhenDurable(conn, toSync, () => conn.send(ProduceBatchAckReply, correl, reply), op, correl);
 };

@@ -4,18 +4,14 @@ import { decodePayload } from '../../protocol/message.js';
 import { ProduceAckReply, ProduceRequest } from '../../protocol/messages/produce.js';
 import type { BrokerCore } from '../core.js';
 import { HandlerError, type RequestHandler } from '../handler.js';
-import { appendRecords, checkCodec, syncAll } from '../produce-path.js';
+import { appendRecords, checkCodec, replyWhenDurable } from '../produce-path.js';
 
-export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payload }) => {
+export const handler: RequestHandler<BrokerCore> = ({ broker, conn, op, correl, payload }) => {
   const request = decodePayload(ProduceRequest, payload);
   checkCodec(request.codec);
   const topic = broker.topics.requireTopic(request.topic);
   const { acks, error, toSync } = appendRecords(broker, topic, request.codec, [request]);
   const ack = acks[0];
   if (!ack) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
-  if (toSync.length === 0) {
-    conn.send(ProduceAckReply, correl, ack);
-    return undefined;
-  }
-  return syncAll(toSync).then(() => conn.send(ProduceAckReply, correl, ack));
+  return replyWhenDurable(conn, toSync, () => conn.send(ProduceAckReply, correl, ack), op, correl);
 };
