@@ -166,7 +166,7 @@ export class Connection {
 
   /** Called once when the socket closes: with the reason, or undefined for a close this side asked for. */
   onClose(listener: (error: Error | undefined) => void): void {
-    if (this.isClosed) listener(this.closing ? undefined : this.closeReason());
+    if (this.isClosed) listener(this.closing && !this.closeError ? undefined : this.closeReason());
     else this.closeListeners.push(listener);
   }
 
