@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { launchOptions, parseRetentionMs, parseTopicSpec } from '../../../src/broker/launch.js';
+import { UsageError } from '../../../src/errors.js';
+
+describe('broker launch settings', () => {
+  it('flags (env folded in) win over the appsettings file, which wins over defaults', () => {
+    const file = { Server: { Port: 9000, Host: '0.0.0.0', DataDir: '/srv/d', Acks: 0, MaxFrameSize: 2048 }, Auth: { Username: 'a', PasswordHash: 'h' } };
+    const o = launchOptions({ port: 9100, retention: '7d', topics: ['orders:4', 'audit'] }, file);
+    expect(o).toMatchObject({ port: 9100, host: '0.0.0.0', dataDir: '/srv/d', acks: 'none', maxFrameSize: 2048, retentionMs: 604_800_000 });
+    expect(o.auth).toEqual({ username: 'a', passwordHash: 'h' });
+    expect(o.topics).toEqual([{ name: 'orders', partitions: 4 }, { name: 'audit', partitions: 1 }]);
+    expect(launchOptions({}).acks).toBeUndefined();
+  });
+
+  it('refuses half-configured auth, bad acks, retentions and topic specs', () => {
+    expect(() => launchOptions({ username: 'x' })).toThrow(UsageError);
+    expect(() => launchOptions({ acks: 'all' })).toThrow(/none \(0\) and leader \(1\)/);
+    expect(parseRetentionMs('3600')).toBe(3_600_000);
+    expect(() => parseRetentionMs('soon')).toThrow(UsageError);
+    expect(() => parseTopicSpec('t:0')).toThrow(UsageError);
+  });
+});
