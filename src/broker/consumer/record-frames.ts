@@ -85,14 +85,28 @@ function writeEntry(buf: Buffer, pos: number, p: PolledPartition, i: number): nu
   topic.copy(buf, pos + 4);
   pos += 4 + topic.length;
   buf.writeUInt32BE(p.target.partition, pos);
-  buf.writeBigUInt64BE(rec.offset, pos + 4);
-  buf.writeBigUInt64BE(rec.timestamp, pos + 12);
+  writeU64(buf, rec.offset, pos + 4);
+  writeU64(buf, rec.timestamp, pos + 12);
   buf.writeUInt32BE(rec.key.length, pos + 20);
   rec.key.copy(buf, pos + 24);
   pos += 24 + rec.key.length;
   buf.writeUInt32BE(value.length, pos);
   value.copy(buf, pos + 4);
   return pos + 4 + value.length;
+}
+
+const TWO_32 = 2 ** 32;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Offsets and timestamps fit 2^53 in practice; a Number split is several times cheaper than writeBigUInt64BE. */
+function writeU64(buf: Buffer, v: bigint, pos: number): void {
+  if (v > MAX_SAFE) {
+    buf.writeBigUInt64BE(v, pos);
+    return;
+  }
+  const n = Number(v);
+  buf.writeUInt32BE(Math.floor(n / TWO_32), pos);
+  buf.writeUInt32BE(n >>> 0, pos + 4);
 }
 
 function writeHeaderBlock(buf: Buffer, pos: number, headers: readonly RecordHeader[] | undefined): number {

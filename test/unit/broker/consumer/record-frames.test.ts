@@ -31,7 +31,7 @@ function part(topic: string, partition: number, entries: Array<[key: string, val
 }
 
 describe('encodeRecordFrames', () => {
-  const parts = [part('orders', 1, [['k', 'v', 0n], ['h', 'w', 31n]]), part('audit', 2, [['', 'x', 7n]])];
+  const parts = [part('orders', 1, [['k', 'v', 0n], ['h', 'w', 31n]]), part('audit', 2, [['', 'x', 2n ** 60n + 7n]])];
 
   it('writes one RECORD_BATCH and an OK that decode to the same records', () => {
     const bytes = encodeRecordFrames(correl, parts, { batched: true, headers: false, withOk: true });
@@ -42,7 +42,7 @@ describe('encodeRecordFrames', () => {
     expect(batch.records.map((r) => [r.topic, r.partition, r.offset, r.key.toString(), r.value.toString()])).toEqual([
       ['orders', 1, 0n, 'k', 'v'],
       ['orders', 1, 31n, 'h', 'w'],
-      ['audit', 2, 7n, '', 'x'],
+      ['audit', 2, 2n ** 60n + 7n, '', 'x'],
     ]);
     expect(frames[1]!.payload.length).toBe(0);
   });
