@@ -3,6 +3,7 @@ import { GroupState } from '../../src/broker/consumer/index.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { CommitRequest } from '../../src/protocol/messages/commit.js';
 import { DeleteGroupRequest } from '../../src/protocol/messages/delete-group.js';
+import { DeleteTopicRequest } from '../../src/protocol/messages/delete-topic.js';
 import { DescribeGroupRequest, GroupDescriptionReply } from '../../src/protocol/messages/describe-group.js';
 import { GroupHeartbeatRequest } from '../../src/protocol/messages/group-heartbeat.js';
 import { GroupAssignmentReply, JoinGroupRequest } from '../../src/protocol/messages/join-group.js';
@@ -179,5 +180,24 @@ describe('LIST_GROUPS, DESCRIBE_GROUP, DELETE_GROUP', () => {
     expect(h.rt.offsets.hasGroup('g')).toBe(false);
     const c = await h.client();
     expect(recordsIn(await fetchFrames(c, 'orders', 'g', 10))).toHaveLength(3);
+  });
+
+  it('DELETE_TOPIC tombstones every group’s offsets for the topic and drops it from assignments', async () => {
+    await h.start([
+      { name: 'orders', partitions: 2 },
+      { name: 'audit', partitions: 1 },
+    ]);
+    h.append('orders', 1, 2);
+    h.append('audit', 1, 1);
+    const [member, admin] = [await h.client(), await h.client()];
+    await join(member, 'g', 'm', ['orders', 'audit']);
+    await fetchFrames(member, 'orders', 'g', 10);
+    await fetchFrames(member, 'audit', 'g', 10);
+    expect(h.rt.offsets.offsetsOf('g').map((o) => o.topic)).toEqual(['audit', 'orders']);
+    expect((await admin.request(DeleteTopicRequest, { name: 'orders' })).op).toBe(Op.OK);
+    expect(h.rt.offsets.offsetsOf('g').map((o) => o.topic)).toEqual(['audit']);
+    expect((await describeGroup(admin, 'g')).members).toEqual([{ memberId: 'm', topics: [{ topic: 'audit', partitions: [1] }] }]);
+    await h.restart();
+    expect(h.rt.offsets.offsetsOf('g')).toEqual([{ topic: 'audit', partition: 1, offset: expect.any(BigInt) }]);
   });
 });

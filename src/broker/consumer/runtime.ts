@@ -26,7 +26,7 @@ export interface ConsumerRuntimeOptions {
   maxDeliveries?: number;
   /** Soft cap on key and value bytes per poll, keeping a reply far below the client's 16 MiB frame limit. */
   pollBytes?: number;
-  /** Longest live-group count before JOIN_GROUP gives ERR 6 (1024). */
+  /** Live groups allowed before JOIN_GROUP of a new one gives ERR 6 (1024). */
   maxGroups?: number;
 }
 
