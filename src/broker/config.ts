@@ -3,6 +3,7 @@
  * Timers are overridable so tests can exercise watchdogs in milliseconds instead of seconds.
  */
 import { DEFAULT_MAX_FRAME_SIZE, Limits } from '../protocol/limits.js';
+import type { ConsumerRuntimeOptions } from './consumer/index.js';
 import type { Logger } from './core.js';
 
 export type AcksMode = 'none' | 'leader';
@@ -43,6 +44,8 @@ export interface BrokerOptions {
   logger?: Logger;
   /** Replaces the wall clock (milliseconds), for tests. */
   clock?: () => bigint;
+  /** Consumer-side timers and limits (group session, reaper, push interval, max deliveries, …). */
+  consumer?: ConsumerRuntimeOptions;
 }
 
 export interface BrokerConfig {
@@ -62,6 +65,7 @@ export interface BrokerConfig {
   readonly authMaxFailures: number;
   readonly authLockoutMs: number;
   readonly maxPendingSendBytes: number;
+  readonly consumer: ConsumerRuntimeOptions | undefined;
 }
 
 export const BrokerDefaults = {
@@ -105,5 +109,6 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     authMaxFailures: positive('authMaxFailures', options.authMaxFailures, BrokerDefaults.authMaxFailures),
     authLockoutMs: positive('authLockoutMs', options.authLockoutMs, BrokerDefaults.authLockoutMs),
     maxPendingSendBytes: positive('maxPendingSendBytes', options.maxPendingSendBytes, BrokerDefaults.maxPendingSendBytes),
+    consumer: options.consumer,
   };
 }

@@ -9,10 +9,9 @@ export { decodeDlqEnvelope, encodeDlqEnvelope, type DlqEnvelope } from './dlq-en
 export { DLQ_SUFFIX, dlqTopicFor } from './nack.js';
 
 /**
- * Creates the runtime for `broker`. Options come from the argument, else from `broker.config.consumer` when the
- * broker configuration carries one (timers shortened for tests).
+ * Creates the runtime for `broker`. Options come from the argument, else from `broker.config.consumer` (timers
+ * shortened for tests through `Broker.start({consumer})`).
  */
 export function createConsumerRuntime(broker: BrokerCore, options?: ConsumerRuntimeOptions): ConsumerService {
-  const fromConfig = (broker.config as { consumer?: ConsumerRuntimeOptions }).consumer;
-  return new ConsumerService(broker, { ...fromConfig, ...options });
+  return new ConsumerService(broker, { ...broker.config.consumer, ...options });
 }
