@@ -1,0 +1,171 @@
+/**
+ * Batch vs single (seed 000): N records produced one PRODUCE at a time, each awaited, against the same N records in
+ * one PRODUCE_BATCH; K alternating repeats after one untimed warm-up of each mode. Optionally a sweep over batch
+ * sizes. Returns a report; never prints.
+ */
+import type { Client } from '../client/client.js';
+import type { ProducerRecord } from '../client/produce-ops.js';
+import { splitBatch } from '../client/split-batch.js';
+import { UsageError } from '../errors.js';
+import { Limits } from '../protocol/limits.js';
+import { type Percentiles, type Spread, percentiles, perSecond, spread } from './stats.js';
+import { type BenchCodec, type BenchTarget, type BrokerInfo, KEY_BYTES, type TargetOptions, benchRecords, benchTopicName, openTarget } from './target.js';
+
+export interface BatchVsSingleOptions extends TargetOptions {
+  records?: number;
+  valueSize?: number;
+  partitions?: number;
+  codec?: BenchCodec;
+  repeat?: number;
+  /** A sweep: the records produced in batches of each size, one batch awaited at a time. */
+  batchSizes?: readonly number[];
+  /** Called with a short description of the step about to run (for a spinner). */
+  onProgress?: (step: string) => void;
+}
+
+export interface ModeFigures {
+  /** Wall time of one repeat, milliseconds. */
+  wallMs: Spread;
+  recordsPerSec: Spread;
+  /** Request frames sent per repeat. */
+  frames: number;
+  /** fsyncs the broker issued during each repeat; null when the broker is not the embedded one. */
+  fsyncs: number[] | null;
+}
+
+export interface SweepPoint {
+  batchSize: number;
+  frames: number;
+  wallMs: Spread;
+  recordsPerSec: Spread;
+  fsyncs: number[] | null;
+}
+
+export interface BatchVsSingleReport {
+  kind: 'batch-vs-single';
+  broker: BrokerInfo;
+  params: { records: number; valueSize: number; keySize: number; partitions: number; codec: BenchCodec; repeat: number };
+  single: ModeFigures & { latencyMs: Percentiles };
+  batch: ModeFigures;
+  /** single median wall time ÷ batch median wall time. */
+  speedup: number;
+  sweep: SweepPoint[] | null;
+}
+
+export const BatchVsSingleDefaults = { records: 400, valueSize: 100, partitions: 4, codec: 'none', repeat: 5 } as const;
+
+function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`${name} must be an integer 1..${max}, got ${v}`);
+  return v;
+}
+
+export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Promise<BatchVsSingleReport> {
+  const records = positiveInt('records', options.records ?? BatchVsSingleDefaults.records);
+  const valueSize = positiveInt('value size', options.valueSize ?? BatchVsSingleDefaults.valueSize, 1_000_000);
+  const partitions = positiveInt('partitions', options.partitions ?? BatchVsSingleDefaults.partitions, 1024);
+  const repeat = positiveInt('repeat', options.repeat ?? BatchVsSingleDefaults.repeat, 1000);
+  const codec = options.codec ?? BatchVsSingleDefaults.codec;
+  const batchSizes = options.batchSizes?.map((b) => positiveInt('batch size', b, Limits.batchRecords));
+  const progress = options.onProgress ?? (() => undefined);
+
+  progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
+  const target = await openTarget(options);
+  try {
+    const client = await target.connect();
+    try {
+      const topic = benchTopicName('bench-bvs');
+      await client.createTopic(topic, partitions);
+      const data = benchRecords({ count: records, valueSize });
+      const chunks = splitBatch(data, { topic });
+      const fsyncs = fsyncMeter(target);
+
+      progress('warming up');
+      const warm = data.slice(0, Math.min(records, 50));
+      await runSingle(client, topic, warm, codec, []);
+      await runBatched(client, topic, [warm], codec);
+
+      const single = { wall: [] as number[], fsyncs: [] as number[], latencies: [] as number[] };
+      const batch = { wall: [] as number[], fsyncs: [] as number[] };
+      for (let k = 0; k < repeat; k++) {
+        progress(`repeat ${k + 1}/${repeat}: ${records} single produces`);
+        let before = await fsyncs.read();
+        single.wall.push(await runSingle(client, topic, data, codec, single.latencies));
+        single.fsyncs.push((await fsyncs.read()) - before);
+        progress(`repeat ${k + 1}/${repeat}: one batch of ${records}`);
+        before = await fsyncs.read();
+        batch.wall.push(await runBatched(client, topic, chunks, codec));
+        batch.fsyncs.push((await fsyncs.read()) - before);
+      }
+
+      let sweep: SweepPoint[] | null = null;
+      if (batchSizes) {
+        sweep = [];
+        for (const size of batchSizes) {
+          const sized = splitBatch(data, { topic, maxRecords: size });
+          const wall: number[] = [];
+          const counts: number[] = [];
+          for (let k = 0; k < repeat; k++) {
+            progress(`sweep: batches of ${size}, repeat ${k + 1}/${repeat}`);
+            const before = await fsyncs.read();
+            wall.push(await runBatched(client, topic, sized, codec));
+            counts.push((await fsyncs.read()) - before);
+          }
+          sweep.push({ batchSize: size, frames: sized.length, wallMs: spread(wall), recordsPerSec: rates(records, wall), fsyncs: fsyncs.enabled ? counts : null });
+        }
+      }
+      await client.deleteTopic(topic).catch(() => undefined);
+
+      const singleWall = spread(single.wall);
+      const batchWall = spread(batch.wall);
+      return {
+        kind: 'batch-vs-single',
+        broker: target.info,
+        params: { records, valueSize, keySize: KEY_BYTES, partitions, codec, repeat },
+        single: {
+          wallMs: singleWall,
+          recordsPerSec: rates(records, single.wall),
+          frames: records,
+          fsyncs: fsyncs.enabled ? single.fsyncs : null,
+          latencyMs: percentiles(single.latencies),
+        },
+        batch: { wallMs: batchWall, recordsPerSec: rates(records, batch.wall), frames: chunks.length, fsyncs: fsyncs.enabled ? batch.fsyncs : null },
+        speedup: batchWall.median > 0 ? singleWall.median / batchWall.median : 0,
+        sweep,
+      };
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await target.close();
+  }
+}
+
+/** Records/s of each repeat, spread; the median rate is the rate of the median wall time. */
+export function rates(records: number, wallMs: readonly number[]): Spread {
+  return spread(wallMs.map((ms) => perSecond(records, ms)));
+}
+
+function fsyncMeter(target: BenchTarget): { enabled: boolean; read(): Promise<number> } {
+  const embedded = target.embedded;
+  if (!embedded) return { enabled: false, read: async () => 0 };
+  return { enabled: true, read: async () => (await embedded.stats()).fsyncCount };
+}
+
+async function runSingle(client: Client, topic: string, records: readonly ProducerRecord[], codec: BenchCodec, latencies: number[]): Promise<number> {
+  const start = performance.now();
+  for (const r of records) {
+    const t0 = performance.now();
+    await client.produce(topic, { key: r.key, value: r.value, codec });
+    latencies.push(performance.now() - t0);
+  }
+  return performance.now() - start;
+}
+
+async function runBatched(client: Client, topic: string, chunks: readonly (readonly ProducerRecord[])[], codec: BenchCodec): Promise<number> {
+  const start = performance.now();
+  for (const chunk of chunks) {
+    const result = await client.produceBatch(topic, chunk, { codec });
+    if (result.error) throw result.error;
+  }
+  return performance.now() - start;
+}

@@ -1,0 +1,85 @@
+/**
+ * The entry of the embedded bench broker, run with child_process.fork so the broker and the measuring client do
+ * not share one event loop. It speaks over the IPC channel only (stdout and stderr stay free for the broker's
+ * logs and for `--cpu-prof` notices):
+ *
+ *   parent → child   { type: 'stats', id }        answered with a BrokerStats carrying the same id
+ *                    { type: 'reset-peak', id }   starts a new peak-RSS window, answered like 'stats'
+ *                    { type: 'stop' }             stops the broker, then the child leaves the channel and exits
+ *   child → parent   { type: 'ready', host, port } once listening; { type: 'failed', message } if start failed
+ *
+ * argv[2] is the JSON of ChildBrokerOptions. RSS is sampled every 50 ms (and on every request) for the peak.
+ */
+import { Broker } from '../broker/broker.js';
+import type { AcksMode } from '../broker/config.js';
+
+export interface ChildBrokerOptions {
+  dataDir: string;
+  acks: AcksMode;
+  sampleMs?: number;
+}
+
+export type ChildRequest = { type: 'stats'; id: number } | { type: 'reset-peak'; id: number } | { type: 'stop' };
+
+export interface BrokerStats {
+  type: 'stats';
+  id: number;
+  /** fsyncs issued by every open partition log of the broker since it started. */
+  fsyncCount: number;
+  rssBytes: number;
+  /** Highest sampled RSS since start or the last 'reset-peak'. */
+  peakRssBytes: number;
+}
+
+export type ChildMessage =
+  | { type: 'ready'; host: string; port: number }
+  | { type: 'failed'; message: string }
+  | BrokerStats;
+
+function send(message: ChildMessage): void {
+  process.send?.(message);
+}
+
+async function main(): Promise<void> {
+  const options = JSON.parse(process.argv[2] ?? '{}') as ChildBrokerOptions;
+  let broker: Broker;
+  try {
+    broker = await Broker.start({ dataDir: options.dataDir, port: 0, acks: options.acks });
+  } catch (err) {
+    send({ type: 'failed', message: (err as Error).message });
+    process.disconnect?.();
+    return;
+  }
+  let peak = process.memoryUsage.rss();
+  const sample = (): number => {
+    const rss = process.memoryUsage.rss();
+    if (rss > peak) peak = rss;
+    return rss;
+  };
+  const sampler = setInterval(sample, options.sampleMs ?? 50);
+  const stats = (id: number): BrokerStats => {
+    const rss = sample();
+    return { type: 'stats', id, fsyncCount: broker.fsyncCount, rssBytes: rss, peakRssBytes: peak };
+  };
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    clearInterval(sampler);
+    await broker.stop();
+    if (process.connected) process.disconnect();
+  };
+  process.on('message', (message: ChildRequest) => {
+    if (message.type === 'stats') send(stats(message.id));
+    else if (message.type === 'reset-peak') {
+      peak = 0;
+      send(stats(message.id));
+    } else if (message.type === 'stop') void stop();
+  });
+  // The parent went away without asking: stop cleanly so the data-dir lock and files are released.
+  process.on('disconnect', () => void stop());
+  const { host, port } = broker.address;
+  send({ type: 'ready', host, port });
+}
+
+void main();

@@ -1,0 +1,123 @@
+/**
+ * The parent side of the embedded bench broker: forks dist/bench/broker-child.js over a fresh temp data dir on a
+ * free port, asks it for fsync counts and RSS over IPC, and on close stops it and removes the dir.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AcksMode } from '../broker/config.js';
+import type { BrokerStats, ChildBrokerOptions, ChildMessage, ChildRequest } from './broker-child.js';
+
+export type { BrokerStats };
+
+export interface EmbeddedBrokerOptions {
+  acks?: AcksMode;
+  /** Extra node flags for the child, e.g. ['--cpu-prof', '--cpu-prof-dir=prof']. */
+  execArgv?: readonly string[];
+  /** How long to wait for the child to listen. */
+  startTimeoutMs?: number;
+}
+
+/**
+ * The compiled entry. Under vitest this module runs from src/, whose .ts the child could not load without a
+ * loader, so it points at the build (npm test builds first).
+ */
+export function childEntryPath(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.js')) return path.join(path.dirname(here), 'broker-child.js');
+  return path.resolve(path.dirname(here), '../../dist/bench/broker-child.js');
+}
+
+export class EmbeddedBroker implements AsyncDisposable {
+  private nextId = 1;
+  private readonly waiting = new Map<number, (stats: BrokerStats) => void>();
+  private readonly exited: Promise<void>;
+  private closed = false;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly dataDir: string,
+    readonly host: string,
+    readonly port: number,
+  ) {
+    child.on('message', (message: ChildMessage) => {
+      if (message.type !== 'stats') return;
+      const resolve = this.waiting.get(message.id);
+      this.waiting.delete(message.id);
+      resolve?.(message);
+    });
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  static async start(options: EmbeddedBrokerOptions = {}): Promise<EmbeddedBroker> {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crater-bench-'));
+    const childOptions: ChildBrokerOptions = { dataDir, acks: options.acks ?? 'leader' };
+    const child = fork(childEntryPath(), [JSON.stringify(childOptions)], {
+      execArgv: [...(options.execArgv ?? [])],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      const { host, port } = await new Promise<{ host: string; port: number }>((resolve, reject) => {
+        timer = setTimeout(() => reject(new Error('the bench broker did not start within the timeout')), options.startTimeoutMs ?? 15_000);
+        child.on('message', (m: ChildMessage) => {
+          if (m.type === 'ready') resolve(m);
+          else if (m.type === 'failed') reject(new Error(`the bench broker failed to start: ${m.message}`));
+        });
+        child.once('error', reject);
+        child.once('exit', (code) => reject(new Error(`the bench broker exited with code ${code} before listening`)));
+      }).finally(() => {
+        clearTimeout(timer);
+        child.removeAllListeners('message').removeAllListeners('error').removeAllListeners('exit');
+      });
+      return new EmbeddedBroker(child, dataDir, host, port);
+    } catch (err) {
+      child.kill('SIGKILL');
+      await fs.rm(dataDir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  get address(): string {
+    return `${this.host}:${this.port}`;
+  }
+
+  /** The broker's fsync counter and RSS right now. */
+  stats(): Promise<BrokerStats> {
+    return this.ask('stats');
+  }
+
+  /** Starts a new peak-RSS window (and returns the stats at its start). */
+  resetPeak(): Promise<BrokerStats> {
+    return this.ask('reset-peak');
+  }
+
+  /** Stops the broker gracefully (SIGKILL after `graceMs`) and removes its data dir. */
+  async close(graceMs = 10_000): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      if (this.child.connected) this.child.send({ type: 'stop' } satisfies ChildRequest);
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+      await this.exited;
+      clearTimeout(timer);
+    }
+    await fs.rm(this.dataDir, { recursive: true, force: true });
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  private ask(type: 'stats' | 'reset-peak'): Promise<BrokerStats> {
+    if (this.closed || !this.child.connected) return Promise.reject(new Error('the bench broker is not running'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, resolve);
+      this.exited.then(() => reject(new Error('the bench broker exited')), reject);
+      this.child.send({ type, id } satisfies ChildRequest);
+    });
+  }
+}

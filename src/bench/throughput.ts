@@ -1,0 +1,255 @@
+/**
+ * Sustained throughput: batched produce of a record count (or for a duration) over C connections with N batches
+ * pipelined on each, then batched FETCH of everything produced. Latency is measured from each batch's intended send
+ * time, so a stalled client or broker is charged for the sends it delayed (coordinated omission): with `ratePerSec`
+ * the intended times follow that schedule; without it a batch is intended to go the moment an in-flight slot frees.
+ * Returns a report; never prints.
+ */
+import type { Client } from '../client/client.js';
+import type { ProducerRecord } from '../client/produce-ops.js';
+import { UsageError } from '../errors.js';
+import { Limits } from '../protocol/limits.js';
+import { LatencyRecorder } from './latency.js';
+import { MB, type Percentiles, perSecond } from './stats.js';
+import { type BenchCodec, type BenchTarget, type BrokerInfo, KEY_BYTES, type TargetOptions, benchRecords, benchTopicName, openTarget, payloadBytes } from './target.js';
+
+export interface ThroughputOptions extends TargetOptions {
+  /** Records to produce (ignored when durationMs is given). */
+  records?: number;
+  durationMs?: number;
+  batchSize?: number;
+  inFlight?: number;
+  connections?: number;
+  fetchSize?: number;
+  valueSize?: number;
+  partitions?: number;
+  codec?: BenchCodec;
+  /** Open-loop schedule in records/s over all connections; absent: as fast as the in-flight window allows. */
+  ratePerSec?: number;
+  onProgress?: (step: string) => void;
+}
+
+export interface PhaseFigures {
+  records: number;
+  bytes: number;
+  /** Request frames (PRODUCE_BATCH or FETCH). */
+  requests: number;
+  wallMs: number;
+  recordsPerSec: number;
+  mbPerSec: number;
+  /** Per request, from its intended send time, milliseconds. */
+  latencyMs: Percentiles;
+  /** The broker child's highest sampled RSS during the phase; null for an external broker. */
+  brokerPeakRssBytes: number | null;
+  fsyncs: number | null;
+}
+
+export interface ThroughputReport {
+  kind: 'throughput';
+  broker: BrokerInfo;
+  params: {
+    records: number | null;
+    durationMs: number | null;
+    batchSize: number;
+    inFlight: number;
+    connections: number;
+    fetchSize: number;
+    valueSize: number;
+    keySize: number;
+    partitions: number;
+    codec: BenchCodec;
+    ratePerSec: number | null;
+  };
+  produce: PhaseFigures;
+  fetch: PhaseFigures;
+}
+
+export const ThroughputDefaults = { records: 100_000, batchSize: 1000, inFlight: 1, connections: 1, fetchSize: 1000, valueSize: 100, partitions: 4, codec: 'none' } as const;
+
+function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`${name} must be an integer 1..${max}, got ${v}`);
+  return v;
+}
+
+export async function runThroughput(options: ThroughputOptions = {}): Promise<ThroughputReport> {
+  const durationMs = options.durationMs === undefined ? undefined : positiveInt('duration (ms)', options.durationMs);
+  const records = durationMs === undefined ? positiveInt('records', options.records ?? ThroughputDefaults.records) : undefined;
+  const batchSize = positiveInt('batch size', options.batchSize ?? ThroughputDefaults.batchSize, Limits.batchRecords);
+  const inFlight = positiveInt('in-flight', options.inFlight ?? ThroughputDefaults.inFlight, 1024);
+  const connections = positiveInt('connections', options.connections ?? ThroughputDefaults.connections, 256);
+  const fetchSize = positiveInt('fetch size', options.fetchSize ?? ThroughputDefaults.fetchSize, 0xffff_ffff);
+  const valueSize = positiveInt('value size', options.valueSize ?? ThroughputDefaults.valueSize, 1_000_000);
+  const partitions = positiveInt('partitions', options.partitions ?? ThroughputDefaults.partitions, 1024);
+  const codec = options.codec ?? ThroughputDefaults.codec;
+  const ratePerSec = options.ratePerSec;
+  if (ratePerSec !== undefined && !(ratePerSec > 0)) throw new UsageError(`rate must be positive, got ${ratePerSec}`);
+  const progress = options.onProgress ?? (() => undefined);
+
+  progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
+  const target = await openTarget(options);
+  const clients: Client[] = [];
+  try {
+    for (let i = 0; i < connections; i++) clients.push(await target.connect());
+    const topic = benchTopicName('bench-tput');
+    await clients[0]!.createTopic(topic, partitions);
+    const batch = benchRecords({ count: batchSize, valueSize });
+
+    progress('warming up');
+    await produceWindow(clients, topic, batch, codec, { batches: Math.min(20, Math.ceil(20_000 / batchSize)), inFlight, intervalMs: undefined }, new LatencyRecorder(), () => undefined);
+    const warmTopic = topic;
+
+    const produceTopic = benchTopicName('bench-tput');
+    await clients[0]!.createTopic(produceTopic, partitions);
+    const totalBatches = records === undefined ? undefined : Math.ceil(records / batchSize);
+    const lastBatchSize = records === undefined ? batchSize : records - (totalBatches! - 1) * batchSize;
+    const intervalMs = ratePerSec === undefined ? undefined : (batchSize * 1000) / ratePerSec;
+
+    progress(records === undefined ? `producing for ${durationMs} ms` : `producing ${records} records`);
+    const produceLatency = new LatencyRecorder();
+    const before = await meter(target, true);
+    const started = performance.now();
+    const sent = await produceWindow(
+      clients,
+      produceTopic,
+      batch,
+      codec,
+      { batches: totalBatches, lastBatchSize, deadline: durationMs === undefined ? undefined : started + durationMs, inFlight, intervalMs },
+      produceLatency,
+      (n) => progress(`produced ${n} records`),
+    );
+    const produceMs = performance.now() - started;
+    const afterProduce = await meter(target, false);
+    const bytesPerRecord = payloadBytes(batch) / batch.length;
+
+    progress(`fetching ${sent.records} records`);
+    const fetchLatency = new LatencyRecorder();
+    await meter(target, true);
+    const fetchStarted = performance.now();
+    const fetched = await fetchAll(clients[0]!, produceTopic, sent.records, fetchSize, fetchLatency);
+    const fetchMs = performance.now() - fetchStarted;
+    const afterFetch = await meter(target, false);
+
+    await clients[0]!.deleteTopic(produceTopic).catch(() => undefined);
+    await clients[0]!.deleteTopic(warmTopic).catch(() => undefined);
+    const figures = (n: number, requests: number, ms: number, latency: LatencyRecorder, peak: number | null, fsyncs: number | null): PhaseFigures => ({
+      records: n,
+      bytes: Math.round(n * bytesPerRecord),
+      requests,
+      wallMs: ms,
+      recordsPerSec: perSecond(n, ms),
+      mbPerSec: perSecond(n * bytesPerRecord, ms) / MB,
+      latencyMs: latency.percentiles(),
+      brokerPeakRssBytes: peak,
+      fsyncs,
+    });
+    return {
+      kind: 'throughput',
+      broker: target.info,
+      params: {
+        records: records ?? null,
+        durationMs: durationMs ?? null,
+        batchSize,
+        inFlight,
+        connections,
+        fetchSize,
+        valueSize,
+        keySize: KEY_BYTES,
+        partitions,
+        codec,
+        ratePerSec: ratePerSec ?? null,
+      },
+      produce: figures(sent.records, sent.batches, produceMs, produceLatency, afterProduce.peak, diff(afterProduce.fsyncs, before.fsyncs)),
+      fetch: figures(fetched.records, fetched.requests, fetchMs, fetchLatency, afterFetch.peak, null),
+    };
+  } finally {
+    await Promise.allSettled(clients.map((c) => c.close()));
+    await target.close();
+  }
+}
+
+function diff(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a - b;
+}
+
+/** Broker stats when embedded; `reset` opens a new peak-RSS window. */
+async function meter(target: BenchTarget, reset: boolean): Promise<{ fsyncs: number | null; peak: number | null }> {
+  if (!target.embedded) return { fsyncs: null, peak: null };
+  const s = reset ? await target.embedded.resetPeak() : await target.embedded.stats();
+  return { fsyncs: s.fsyncCount, peak: s.peakRssBytes };
+}
+
+interface Window {
+  /** Batches to send in all; undefined: until the deadline. */
+  batches: number | undefined;
+  lastBatchSize?: number;
+  deadline?: number | undefined;
+  inFlight: number;
+  intervalMs: number | undefined;
+}
+
+/**
+ * Batches are numbered globally and claimed by whichever slot (connection × in-flight) is free; batch i is intended
+ * at start + i × interval on a schedule, otherwise at the moment its slot freed.
+ */
+async function produceWindow(
+  clients: readonly Client[],
+  topic: string,
+  batch: readonly ProducerRecord[],
+  codec: BenchCodec,
+  window: Window,
+  latency: LatencyRecorder,
+  onProgress: (records: number) => void,
+): Promise<{ records: number; batches: number }> {
+  const start = performance.now();
+  const last = window.lastBatchSize === undefined || window.lastBatchSize === batch.length ? batch : batch.slice(0, window.lastBatchSize);
+  let next = 0;
+  let records = 0;
+  let lastReport = start;
+  const claim = (): number | undefined => {
+    if (window.batches !== undefined ? next >= window.batches : performance.now() >= window.deadline!) return undefined;
+    return next++;
+  };
+  const slot = async (client: Client): Promise<void> => {
+    for (let i = claim(); i !== undefined; i = claim()) {
+      let intended = performance.now();
+      if (window.intervalMs !== undefined) {
+        intended = start + i * window.intervalMs;
+        const wait = intended - performance.now();
+        if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      const records_ = window.batches !== undefined && i === window.batches - 1 ? last : batch;
+      const result = await client.produceBatch(topic, records_, { codec });
+      if (result.error) throw result.error;
+      const now = performance.now();
+      latency.record(now - intended);
+      records += records_.length;
+      if (now - lastReport > 250) {
+        lastReport = now;
+        onProgress(records);
+      }
+    }
+  };
+  const slots: Promise<void>[] = [];
+  for (const client of clients) for (let s = 0; s < window.inFlight; s++) slots.push(slot(client));
+  await Promise.all(slots);
+  return { records, batches: next };
+}
+
+/** FETCH with a fresh group until `expected` records came back; an empty reply before that is an error. */
+async function fetchAll(client: Client, topic: string, expected: number, fetchSize: number, latency: LatencyRecorder): Promise<{ records: number; requests: number }> {
+  const group = benchTopicName('bench-group');
+  let records = 0;
+  let requests = 0;
+  let empty = 0;
+  while (records < expected) {
+    const t0 = performance.now();
+    const result = await client.fetch(topic, group, { maxRecords: fetchSize });
+    latency.record(performance.now() - t0);
+    requests++;
+    records += result.records.length;
+    if (result.records.length === 0 && ++empty > 50) {
+      throw new Error(`fetch stalled at ${records} of ${expected} records`);
+    }
+  }
+  return { records, requests };
+}

@@ -1,0 +1,36 @@
+/**
+ * Flags both bench commands take. It sits next to the bench renderers because the bench owns it; the parsers reuse
+ * the shared ones from cli/flags.ts. `--broker` has no default and reads no environment variable on purpose:
+ * without it the bench starts its own broker, and a CRATER_BROKER left in the shell must not silently redirect it.
+ */
+import { Flags } from '@oclif/core';
+import { UsageError } from '../../errors.js';
+import { formatHostPort, parseHostPort, passwordFlag, usernameFlag } from '../flags.js';
+
+export function benchTargetFlags() {
+  return {
+    broker: Flags.custom<string>({
+      char: 'b',
+      description: 'Run against this broker (crater or MoonMQ) instead of an embedded crater broker in a child process.',
+      helpValue: 'host:port',
+      parse: async (input) => formatHostPort(parseHostPort(input)),
+    })(),
+    username: usernameFlag(),
+    password: passwordFlag(),
+    acks: Flags.string({ description: 'The embedded broker\'s acks mode [default: leader].', options: ['none', 'leader'] }),
+    partitions: Flags.integer({ description: 'Partitions of the bench topic.', default: 4, min: 1, max: 1024 }),
+    'value-size': Flags.integer({ description: 'Value bytes per record (keys are 8 bytes).', default: 100, min: 1, max: 1_000_000 }),
+    codec: Flags.string({ description: 'Codec the broker compresses values with.', options: ['none', 'gzip', 'snappy'], default: 'none' }),
+    idempotent: Flags.boolean({ description: 'Not available: the crater broker does not implement idempotent producing yet (a usage error).' }),
+    csv: Flags.boolean({ description: 'CSV on stdout (one row per mode or phase).', exclusive: ['json'] }),
+  };
+}
+
+/** Refuses --idempotent rather than measuring something else under its name. */
+export function refuseIdempotent(idempotent: boolean): void {
+  if (idempotent) {
+    throw new UsageError(
+      '--idempotent is not available: the crater broker does not implement idempotent producing yet (it refuses an idempotent PRODUCE_BATCH with NO_PRODUCER_ID), so there is nothing honest to measure',
+    );
+  }
+}

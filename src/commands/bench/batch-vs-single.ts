@@ -1,0 +1,89 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { ExitCode, renderExitCodeTable } from '../../cli/exit-codes.js';
+import { benchTargetFlags, refuseIdempotent } from '../../cli/render/bench-flags.js';
+import { UsageError } from '../../errors.js';
+
+function parseBatchSizes(input: string): number[] {
+  const sizes = input.split(',').map((s) => Number(s.trim()));
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 10_000)) {
+    throw new UsageError(`invalid --batch-sizes "${input}": expected a comma-separated list of integers 1..10000`);
+  }
+  return sizes;
+}
+
+export default class BenchBatchVsSingle extends BaseCommand {
+  static override summary = 'Compare N single PRODUCEs with one PRODUCE_BATCH of the same records.';
+
+  static override description = `Single mode sends the records one PRODUCE at a time, each awaited; batch mode sends them in one PRODUCE_BATCH. Both run --repeat times (alternating, after an untimed warm-up) and report the median with min and max of wall time and records/s, the speedup (single median ÷ batch median), per-record latency percentiles of single mode and, against the embedded broker, the fsyncs each mode cost.
+
+By default the broker is an embedded crater broker in a child process (so broker and client do not share an event loop) on a temp data dir, removed afterwards, and a free port. --broker runs against any broker, MoonMQ included; only core opcodes are used then, and fsyncs are not reported.
+
+--batch-sizes adds a sweep: the records produced in batches of each size, drawn as a bar chart of records/s.
+
+Output: a table (stdout) with a spinner on stderr while it runs; --json or --csv for machines.
+
+Exit codes:
+${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'THRESHOLD'])}`;
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --records 4000 --batch-sizes 1,10,100,1000',
+    '<%= config.bin %> <%= command.id %> --broker 127.0.0.1:9092 --min-speedup 20 --json',
+  ];
+
+  static override flags = {
+    records: Flags.integer({ char: 'n', description: 'Records per mode and repeat.', default: 400, min: 1 }),
+    repeat: Flags.integer({ description: 'Timed repeats of each mode.', default: 5, min: 1, max: 1000 }),
+    'batch-sizes': Flags.string({ description: 'Also sweep these batch sizes, e.g. 1,10,100,1000.', helpValue: 'list' }),
+    'min-speedup': Flags.string({ description: `Exit ${ExitCode.THRESHOLD} (THRESHOLD) when the speedup is below this.`, helpValue: 'x' }),
+    ...benchTargetFlags(),
+  };
+
+  async run(): Promise<unknown> {
+    const { flags } = await this.parse(BenchBatchVsSingle);
+    refuseIdempotent(flags.idempotent);
+    const minSpeedup = flags['min-speedup'] === undefined ? undefined : Number(flags['min-speedup']);
+    if (minSpeedup !== undefined && !(minSpeedup > 0)) throw new UsageError(`invalid --min-speedup "${flags['min-speedup']}": expected a positive number`);
+    const batchSizes = flags['batch-sizes'] === undefined ? undefined : parseBatchSizes(flags['batch-sizes']);
+    const { runBatchVsSingle } = await import('../../bench/batch-vs-single.js');
+    const render = await import('../../cli/render/bench.js');
+    const { createSpinner } = await import('../../cli/terminal.js');
+
+    const spinner = (await createSpinner('batch-vs-single')).start();
+    let report;
+    try {
+      report = await runBatchVsSingle({
+        broker: flags.broker, username: flags.username, password: flags.password,
+        acks: flags.acks as 'none' | 'leader' | undefined,
+        records: flags.records, valueSize: flags['value-size'], partitions: flags.partitions,
+        codec: flags.codec as 'none' | 'gzip' | 'snappy', repeat: flags.repeat, batchSizes,
+        onProgress: (step) => (spinner.text = step),
+      });
+      spinner.stop();
+    } catch (err) {
+      spinner.fail('batch-vs-single failed');
+      throw err;
+    }
+
+    const passed = minSpeedup === undefined || report.speedup >= minSpeedup;
+    if (!passed) this.setExitCode(ExitCode.THRESHOLD);
+    const shortfall = `speedup ${report.speedup.toFixed(1)}x is below --min-speedup ${minSpeedup}`;
+    if (this.jsonEnabled()) {
+      if (!passed) this.diag(shortfall);
+      return minSpeedup === undefined ? report : { ...report, check: { minSpeedup, passed } };
+    }
+    if (flags.csv) {
+      this.out(render.batchVsSingleCsv(report));
+      if (!passed) this.diag(shortfall);
+      return undefined;
+    }
+    this.out(render.batchVsSingleSummary(report));
+    this.out(this.table(render.modeColumns(), render.modeRows(report)));
+    this.out(this.chalk.bold(`speedup: ${report.speedup.toFixed(1)}x`) + ` (batch median ${report.batch.wallMs.median.toFixed(2)} ms)`);
+    const chart = render.sweepChart(report);
+    if (chart !== '') this.out(`\n${chart}`);
+    if (!passed) this.diag(this.stderrChalk.red(shortfall));
+    return undefined;
+  }
+}

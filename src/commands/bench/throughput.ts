@@ -1,0 +1,67 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { renderExitCodeTable } from '../../cli/exit-codes.js';
+import { parseTimeoutMs } from '../../cli/flags.js';
+import { benchTargetFlags, refuseIdempotent } from '../../cli/render/bench-flags.js';
+
+export default class BenchThroughput extends BaseCommand {
+  static override summary = 'Sustained batched produce, then fetch of the same records.';
+
+  static override description = `Produces --records records (or for --duration) in PRODUCE_BATCHes of --batch-size, with --in-flight batches pipelined on each of --connections connections, then reads them all back with batched FETCHes of --fetch-size. Reports records/s and MB/s (key + value bytes) for each phase, per-request latency percentiles (p50, p99, p99.9, max) kept in an HdrHistogram and measured from each request's intended send time (coordinated-omission aware; --rate sets an open-loop schedule), and, against the embedded broker, the broker process's peak RSS sampled every 50 ms.
+
+By default the broker is an embedded crater broker in a child process on a temp data dir and a free port; --broker runs against any broker, MoonMQ included.
+
+Exit codes:
+${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --in-flight 4 --connections 2',
+    '<%= config.bin %> <%= command.id %> --duration 10s --rate 200000 --json',
+  ];
+
+  static override flags = {
+    records: Flags.integer({ char: 'n', description: 'Records to produce.', default: 100_000, min: 1 }),
+    duration: Flags.string({ description: 'Produce for this long instead of a record count (ms, or with s / m).', helpValue: 'time' }),
+    'batch-size': Flags.integer({ description: 'Records per PRODUCE_BATCH.', default: 1000, min: 1, max: 10_000 }),
+    'in-flight': Flags.integer({ description: 'Batches pipelined on each connection.', default: 1, min: 1, max: 1024 }),
+    connections: Flags.integer({ description: 'Producing connections.', default: 1, min: 1, max: 256 }),
+    'fetch-size': Flags.integer({ description: 'Records asked for per FETCH.', default: 1000, min: 1 }),
+    rate: Flags.integer({ description: 'Open-loop target in records/s (latency from the schedule); default: as fast as possible.', min: 1 }),
+    ...benchTargetFlags(),
+  };
+
+  async run(): Promise<unknown> {
+    const { flags } = await this.parse(BenchThroughput);
+    refuseIdempotent(flags.idempotent);
+    const durationMs = flags.duration === undefined ? undefined : parseTimeoutMs(flags.duration);
+    const { runThroughput } = await import('../../bench/throughput.js');
+    const render = await import('../../cli/render/bench.js');
+    const { createSpinner } = await import('../../cli/terminal.js');
+
+    const spinner = (await createSpinner('throughput')).start();
+    let report;
+    try {
+      report = await runThroughput({
+        broker: flags.broker, username: flags.username, password: flags.password,
+        acks: flags.acks as 'none' | 'leader' | undefined,
+        records: flags.records, durationMs, batchSize: flags['batch-size'], inFlight: flags['in-flight'],
+        connections: flags.connections, fetchSize: flags['fetch-size'], ratePerSec: flags.rate,
+        valueSize: flags['value-size'], partitions: flags.partitions, codec: flags.codec as 'none' | 'gzip' | 'snappy',
+        onProgress: (step) => (spinner.text = step),
+      });
+      spinner.stop();
+    } catch (err) {
+      spinner.fail('throughput failed');
+      throw err;
+    }
+    if (this.jsonEnabled()) return report;
+    if (flags.csv) {
+      this.out(render.throughputCsv(report));
+      return undefined;
+    }
+    this.out(render.throughputSummary(report));
+    this.out(this.table(render.phaseColumns(), render.phaseRows(report)));
+    return undefined;
+  }
+}
