@@ -1,0 +1,91 @@
+/**
+ * `crater bench batch-vs-single` and `crater bench throughput` through the built binary (`npm test` builds first, so
+ * dist/ and the manifest are current). Small record counts; no timing assertions.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function crater(args: string[]): Promise<Result> {
+  const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
+  for (const key of Object.keys(env)) if (key.startsWith('CRATER_') || ['NO_COLOR', 'FORCE_COLOR', 'DEBUG'].includes(key)) delete env[key];
+  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const small = ['--records', '20', '--repeat', '1'];
+
+describe('crater bench batch-vs-single', () => {
+  it('--json prints the report object alone on stdout', async () => {
+    const r = await crater(['bench', 'batch-vs-single', ...small, '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as Record<string, any>;
+    expect(report.kind).toBe('batch-vs-single');
+    expect(report.params).toMatchObject({ records: 20, repeat: 1, partitions: 4 });
+    expect(report.single.frames).toBe(20);
+    expect(report.single.fsyncs).toEqual([20]);
+    expect(report.speedup).toBeGreaterThan(0);
+    expect(report.check).toBeUndefined();
+  }, 60_000);
+
+  it('--csv prints a header and one row per mode, a sweep row per batch size', async () => {
+    const r = await crater(['bench', 'batch-vs-single', ...small, '--csv', '--batch-sizes', '5,20']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^mode,batch_size,records,frames,wall_ms_median,/);
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 4).join(','))).toEqual(['single,1,20,20', 'batch,20,20,1', 'sweep,5,20,4', 'sweep,20,20,1']);
+  }, 60_000);
+
+  it('--min-speedup 1e9 still prints the report, says why on stderr and exits 5', async () => {
+    const r = await crater(['bench', 'batch-vs-single', ...small, '--min-speedup', '1e9', '--json']);
+    expect(r.code).toBe(5);
+    const report = JSON.parse(r.stdout) as Record<string, any>;
+    expect(report.check).toEqual({ minSpeedup: 1e9, passed: false });
+    expect(r.stderr).toMatch(/below --min-speedup/);
+  }, 60_000);
+
+  it('refuses --idempotent and --acks with --broker as usage errors (exit 2) before starting anything', async () => {
+    const idem = await crater(['bench', 'batch-vs-single', '--idempotent']);
+    expect(idem.code).toBe(2);
+    expect(idem.stderr).toMatch(/idempotent producing yet/);
+    expect(idem.stdout).toBe('');
+    const acks = await crater(['bench', 'batch-vs-single', '--broker', '127.0.0.1:1', '--acks', 'none']);
+    expect(acks.code).toBe(2);
+    expect(acks.stderr).toMatch(/embedded broker only/);
+  }, 60_000);
+});
+
+describe('crater bench throughput', () => {
+  it('--json reports both phases with every record produced and fetched', async () => {
+    const r = await crater(['bench', 'throughput', '--records', '2000', '--batch-size', '500', '--in-flight', '2', '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as Record<string, any>;
+    expect(report.produce).toMatchObject({ records: 2000, requests: 4 });
+    expect(report.fetch.records).toBe(2000);
+    expect(Object.keys(report.produce.latencyMs)).toEqual(['p50', 'p90', 'p99', 'p999', 'max', 'count']);
+  }, 60_000);
+
+  it('--csv prints a header and a produce and a fetch row', async () => {
+    const r = await crater(['bench', 'throughput', '--records', '1000', '--csv']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.map((l) => l.split(',')[0])).toEqual(['phase', 'produce', 'fetch']);
+    expect(lines[1]!.split(',')[1]).toBe('1000');
+  }, 60_000);
+});

@@ -1,0 +1,64 @@
+/**
+ * The benches against the embedded broker child (dist/bench/broker-child.js: `npm test` builds first). No timing
+ * assertions: only counts, fsyncs and the report's internal consistency.
+ */
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runBatchVsSingle } from '../../src/bench/batch-vs-single.js';
+import { EmbeddedBroker } from '../../src/bench/embedded-broker.js';
+import { runThroughput } from '../../src/bench/throughput.js';
+import { partitionForKey } from '../../src/protocol/fnv1a.js';
+import { benchRecords } from '../../src/bench/target.js';
+
+describe('batch-vs-single on the embedded broker', () => {
+  it('40 records, one repeat: one fsync per single produce, one per touched partition for the batch', async () => {
+    const report = await runBatchVsSingle({ records: 40, repeat: 1, partitions: 4 });
+    const touched = new Set(benchRecords({ count: 40, valueSize: 1 }).map((r) => partitionForKey(r.key as Buffer, 4))).size;
+
+    expect(report.broker).toMatchObject({ embedded: true, serverName: 'crater', acks: 'leader' });
+    expect(report.params).toMatchObject({ records: 40, repeat: 1, partitions: 4, valueSize: 100, codec: 'none' });
+    expect(report.single.frames).toBe(40);
+    expect(report.batch.frames).toBe(1);
+    expect(report.single.fsyncs).toEqual([40]);
+    expect(report.batch.fsyncs).toEqual([touched]);
+    expect(touched).toBe(4);
+    expect(report.single.latencyMs.count).toBe(40);
+    expect(report.single.latencyMs.p50).toBeLessThanOrEqual(report.single.latencyMs.max);
+    expect(report.speedup).toBeGreaterThan(0);
+    expect(report.speedup).toBeCloseTo(report.single.wallMs.median / report.batch.wallMs.median, 9);
+    expect(report.single.wallMs.min).toBe(report.single.wallMs.max);
+    expect(report.sweep).toBeNull();
+  }, 60_000);
+
+  it('a sweep reports one point per batch size with the frames it took', async () => {
+    const report = await runBatchVsSingle({ records: 30, repeat: 1, batchSizes: [1, 7, 30] });
+    expect(report.sweep?.map((p) => [p.batchSize, p.frames])).toEqual([[1, 30], [7, 5], [30, 1]]);
+    expect(report.sweep?.[0]?.fsyncs).toEqual([30]);
+  }, 60_000);
+});
+
+describe('throughput on the embedded broker', () => {
+  it('produces and fetches every record, pipelined over two connections', async () => {
+    const report = await runThroughput({ records: 2500, batchSize: 500, inFlight: 2, connections: 2, fetchSize: 300 });
+    expect(report.produce).toMatchObject({ records: 2500, requests: 5, bytes: 2500 * 108 });
+    expect(report.produce.latencyMs.count).toBe(5);
+    expect(report.produce.fsyncs).toBeGreaterThanOrEqual(5);
+    expect(report.fetch.records).toBe(2500);
+    expect(report.fetch.requests).toBeGreaterThanOrEqual(Math.ceil(2500 / 300));
+    expect(report.produce.brokerPeakRssBytes).toBeGreaterThan(10_000_000);
+    expect(report.fetch.recordsPerSec).toBeCloseTo((2500 * 1000) / report.fetch.wallMs, 6);
+  }, 60_000);
+});
+
+describe('EmbeddedBroker', () => {
+  it('answers stats over IPC and removes its data dir on close', async () => {
+    const broker = await EmbeddedBroker.start();
+    const stats = await broker.stats();
+    expect(stats.fsyncCount).toBeGreaterThanOrEqual(0);
+    expect(stats.peakRssBytes).toBeGreaterThanOrEqual(stats.rssBytes);
+    expect(fs.existsSync(broker.dataDir)).toBe(true);
+    await broker.close();
+    expect(fs.existsSync(broker.dataDir)).toBe(false);
+    await expect(broker.stats()).rejects.toThrow(/not running/);
+  }, 30_000);
+});

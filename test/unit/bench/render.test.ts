@@ -1,0 +1,69 @@
+/** The bench renderers over a hand-built report: CSV rows and columns, the fsync median, the sweep chart. */
+import { describe, expect, it } from 'vitest';
+import type { BatchVsSingleReport } from '../../../src/bench/batch-vs-single.js';
+import type { ThroughputReport } from '../../../src/bench/throughput.js';
+import { batchVsSingleCsv, medianCount, modeRows, sweepChart, throughputCsv } from '../../../src/cli/render/bench.js';
+
+const s = (median: number, min = median, max = median) => ({ median, min, max });
+const lat = { p50: 0.5, p90: 0.9, p99: 1.5, p999: 2, max: 3, count: 10 };
+const broker = { address: '127.0.0.1:1', embedded: true, serverName: 'crater', serverVersion: '0.1.0', acks: 'leader' as const };
+
+const report: BatchVsSingleReport = {
+  kind: 'batch-vs-single',
+  broker,
+  params: { records: 400, valueSize: 100, keySize: 8, partitions: 4, codec: 'none', repeat: 3 },
+  single: { wallMs: s(400, 300, 500), recordsPerSec: s(1000), frames: 400, fsyncs: [400, 401, 400], latencyMs: lat },
+  batch: { wallMs: s(4, 3, 5), recordsPerSec: s(100_000), frames: 1, fsyncs: [4, 4, 4] },
+  speedup: 100,
+  sweep: [
+    { batchSize: 1, frames: 400, wallMs: s(400), recordsPerSec: s(1000), fsyncs: [400] },
+    { batchSize: 100, frames: 4, wallMs: s(8), recordsPerSec: s(50_000), fsyncs: [16] },
+  ],
+};
+
+describe('batch-vs-single rendering', () => {
+  it('CSV: a header, single and batch rows, one row per sweep size, numbers unformatted', () => {
+    const lines = batchVsSingleCsv(report).split('\n');
+    expect(lines).toHaveLength(5);
+    const header = lines[0]!.split(',');
+    const row = (i: number) => Object.fromEntries(lines[i]!.split(',').map((v, j) => [header[j], v]));
+    expect(row(1)).toMatchObject({ mode: 'single', frames: '400', wall_ms_median: '400', wall_ms_min: '300', fsyncs_median: '400', p99_ms: '1.5', speedup: '' });
+    expect(row(2)).toMatchObject({ mode: 'batch', batch_size: '400', frames: '1', records_per_sec_median: '100000', fsyncs_median: '4', speedup: '100' });
+    expect(row(4)).toMatchObject({ mode: 'sweep', batch_size: '100', frames: '4', fsyncs_median: '16' });
+  });
+
+  it('rows: latency only on the single row; fsyncs shown as the middle repeat', () => {
+    const rows = modeRows(report);
+    expect(rows.map((r) => r.mode)).toEqual(['single', 'batch', 'sweep 1', 'sweep 100']);
+    expect(rows[0]!.p50).toBe(0.5);
+    expect(rows[1]!.p50).toBeNull();
+    expect(medianCount([401, 400, 400])).toBe(400);
+    expect(medianCount(null)).toBeNull();
+  });
+
+  it('chart: the fastest size gets the full width, others in proportion (at least one block)', () => {
+    const lines = sweepChart(report, 20).split('\n');
+    expect(lines[0]).toBe('records/s by batch size');
+    expect((lines[2]!.match(/█/g) ?? []).length).toBe(20);
+    expect((lines[1]!.match(/█/g) ?? []).length).toBe(1);
+    expect(lines[2]).toContain('50,000 rec/s');
+    expect(sweepChart({ ...report, sweep: null })).toBe('');
+  });
+});
+
+describe('throughput rendering', () => {
+  it('CSV: one row per phase, null RSS and fsyncs as empty cells', () => {
+    const phase = { records: 1000, bytes: 108_000, requests: 1, wallMs: 2, recordsPerSec: 500_000, mbPerSec: 54, latencyMs: lat };
+    const t: ThroughputReport = {
+      kind: 'throughput',
+      broker,
+      params: { records: 1000, durationMs: null, batchSize: 1000, inFlight: 1, connections: 1, fetchSize: 1000, valueSize: 100, keySize: 8, partitions: 4, codec: 'none', ratePerSec: null },
+      produce: { ...phase, brokerPeakRssBytes: 64_000_000, fsyncs: 4 },
+      fetch: { ...phase, brokerPeakRssBytes: null, fsyncs: null },
+    };
+    const lines = throughputCsv(t).split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toBe('produce,1000,108000,1,2,500000,54,0.5,1.5,2,3,64000000,4');
+    expect(lines[2]!.endsWith(',,')).toBe(true);
+  });
+});
