@@ -6,7 +6,7 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import { compressValue, isSupportedCodec } from '../protocol/compression.js';
 import type { RecordHeader } from '../protocol/headers.js';
 import type { ProduceAck } from '../protocol/messages/produce.js';
-import type { PartitionLog, RecordToStore } from '../storage/partition-log.js';
+import type { AppendResult, PartitionLog, RecordToStore } from '../storage/partition-log.js';
 import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from './core.js';
 import { type ConnectionHandle, HandlerError } from './handler.js';
 import type { Topic } from './topics.js';
@@ -32,14 +32,20 @@ export function checkCodec(codec: number): void {
   }
 }
 
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
 function toStore(codec: number, timestamp: bigint, r: IncomingRecord): RecordToStore {
   return { attrs: codec, timestamp, key: r.key, value: compressValue(codec, r.value), headers: r.headers };
 }
 
 /**
  * Appends `records` in list order: each is partitioned (key hash or sticky), then one append call per touched
- * partition in order of first appearance. On a failure the remaining partitions are not attempted; the acks cover
- * the list-order prefix whose records all landed.
+ * partition in order of first appearance, so a batch that succeeds costs one write per partition. On a failure the
+ * remaining partitions append only the records before the first one that did not land, and records already written
+ * to other partitions past it are truncated away again: the acks cover a list-order prefix and nothing after it is on disk,
+ * so a client resending the tail duplicates nothing (seeds/000: "a failure part-way leaves the prefix").
  */
 export function appendRecords(broker: BrokerCore, topic: Topic, codec: number, records: readonly IncomingRecord[]): ProduceOutcome {
   const n = records.length;
@@ -59,21 +65,36 @@ export function appendRecords(broker: BrokerCore, topic: Topic, codec: number, r
   const offsets = new Array<bigint | undefined>(n);
   const toSync: PartitionLog[] = [];
   let error: Error | undefined;
+  // The list index of the first record known not to land: after a failure, later partitions only take the records
+  // before it, so the prefix is as long as the failure allows.
+  let bound = n;
   for (const [p, indexes] of groups) {
     const log = partitions[p - 1]!;
-    const batch = new Array<RecordToStore>(indexes.length);
-    for (let j = 0; j < indexes.length; j++) batch[j] = toStore(codec, timestamp, records[indexes[j]!]!);
-    let result;
-    try {
-      result = log.append(batch);
-    } catch (err) {
-      result = { offsets: [], error: err instanceof Error ? err : new Error(String(err)) };
+    const batch: RecordToStore[] = [];
+    // A value that cannot be compressed ends the batch at that record, like a write failing there.
+    let unencodable: Error | undefined;
+    for (const i of indexes) {
+      if (i >= bound) break;
+      try {
+        batch.push(toStore(codec, timestamp, records[i]!));
+      } catch (err) {
+        unencodable = asError(err);
+        break;
+      }
     }
+    let result: AppendResult;
+    try {
+      result = batch.length > 0 ? log.append(batch) : { offsets: [] };
+    } catch (err) {
+      result = { offsets: [], error: asError(err) };
+    }
+    if (unencodable && !result.error) result = { offsets: result.offsets, error: unencodable };
     for (let j = 0; j < result.offsets.length; j++) offsets[indexes[j]!] = result.offsets[j];
     if (result.offsets.length > 0) toSync.push(log);
-    if (result.error) {
+    const failedAt = result.error ? indexes[result.offsets.length] : undefined;
+    if (failedAt !== undefined && failedAt < bound) {
+      bound = failedAt;
       error = result.error;
-      break;
     }
   }
   const acks: ProduceAck[] = [];
@@ -82,7 +103,32 @@ export function appendRecords(broker: BrokerCore, topic: Topic, codec: number, r
     if (offset === undefined) break;
     acks.push({ partition: assigned[i]!, offset });
   }
+  if (error) takeBackPastPrefix(broker, partitions, groups, offsets, acks.length);
   return { acks, error, toSync: broker.config.acks === 'none' ? [] : toSync };
+}
+
+/**
+ * Truncates, in every partition, the records whose list index is past `prefix` (the first record that did not
+ * land). They were appended but will not be acked; the truncation rides on the sync that follows.
+ */
+function takeBackPastPrefix(
+  broker: BrokerCore,
+  partitions: readonly PartitionLog[],
+  groups: ReadonlyMap<number, readonly number[]>,
+  offsets: readonly (bigint | undefined)[],
+  prefix: number,
+): void {
+  for (const [p, indexes] of groups) {
+    const first = indexes.find((i) => i >= prefix && offsets[i] !== undefined);
+    if (first === undefined) continue;
+    const log = partitions[p - 1]!;
+    try {
+      if (!log.truncateTo) throw new Error(`the ${log.backend} backend cannot truncate`);
+      log.truncateTo(offsets[first]!);
+    } catch (err) {
+      broker.logger.error('unacked records of a partial batch stay on disk', { dir: log.dir, offset: String(offsets[first]), error: String(err) });
+    }
+  }
 }
 
 /** acks=leader: one (group-committed) sync per touched partition, all in parallel. */

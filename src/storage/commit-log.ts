@@ -288,6 +288,40 @@ export class CommitLog implements PartitionLog {
     else this.cleanup();
   }
 
+  /**
+   * Cuts the log back so that `offset` (at or above the log start) becomes the LEO, deleting segments rolled past
+   * it. The produce path uses it to take back records appended after a batch's failure point.
+   */
+  truncateTo(offset: bigint): void {
+    this.assertOpen();
+    if (offset >= this.logEndOffset) return;
+    if (offset < this.logStartOffset) {
+      throw new StorageError(`cannot truncate ${this.dir} to ${offset}: below the log start ${this.logStartOffset}`);
+    }
+    let dropped = false;
+    while (this.segments.length > 1 && this.active.base > offset) {
+      const seg = this.segments.pop()!;
+      this.closeSegment(seg);
+      fs.rmSync(seg.logPath, { force: true });
+      fs.rmSync(seg.indexPath, { force: true });
+      dropped = true;
+    }
+    const seg = this.active;
+    if (dropped) {
+      // A closed segment's log may be open read-only; the new active one needs both files writable.
+      this.closeSegment(seg);
+      seg.fd = fs.openSync(seg.logPath, 'r+');
+      seg.indexFd = fs.openSync(seg.indexPath, 'r+');
+    }
+    const keep = Math.min(Number(offset - seg.base), seg.positions.length);
+    const size = seg.positions[keep] ?? seg.size;
+    fs.ftruncateSync(seg.fd!, size);
+    fs.ftruncateSync(seg.indexFd!, keep * INDEX_ENTRY_BYTES);
+    seg.positions.length = keep;
+    seg.size = size;
+    if (dropped) this.fsyncDir();
+  }
+
   async sync(): Promise<void> {
     this.assertOpen();
     await this.fsyncTracked(this.active.fd!);

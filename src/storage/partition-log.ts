@@ -22,6 +22,11 @@ export interface PartitionLog {
    * written and `error` says why the rest was not.
    */
   append(records: readonly RecordToStore[]): AppendResult;
+  /**
+   * Cuts the log back so that `offset` (a record start this log returned, at or above the log start) is the LEO.
+   * Optional: a backend without it cannot take back a partial batch's records past the failure point.
+   */
+  truncateTo?(offset: bigint): void;
   /** Makes every append so far durable. */
   sync(): Promise<void>;
   /**

@@ -286,6 +286,36 @@ export class SegmentedLog implements PartitionLog {
     return { deletedSegments: n, deletedBytes, logStartOffset: this.logStartOffset };
   }
 
+  /**
+   * Cuts the log back so that `offset` (a record start returned by `append`, at or above the log start) becomes the
+   * LEO, deleting segments rolled past it. The produce path uses it to take back records appended after a
+   * batch's failure point; the cut becomes durable with the next `sync()`.
+   */
+  truncateTo(offset: bigint): void {
+    if (this.closed) throw new StorageError(`the log at ${this.dir} is closed`);
+    const target = Number(offset);
+    if (target >= this.active.end) return;
+    if (target < this.segments[0]!.base) {
+      throw new StorageError(`cannot truncate ${this.dir} to ${offset}: below the log start ${this.logStartOffset}`);
+    }
+    let dropped = false;
+    while (this.segments.length > 1 && this.active.base > target) {
+      const seg = this.segments.pop()!;
+      seg.unlinkFiles();
+      seg.close().catch(() => undefined);
+      dropped = true;
+    }
+    const seg = this.active;
+    seg.index.truncateFrom(target - seg.base);
+    seg.truncate(target - seg.base);
+    if (dropped) {
+      // A checkpoint past the new LEO would make recovery trust bytes that no longer exist.
+      writeCheckpoint(this.dir, seg.base);
+      fsyncDirSync(this.dir);
+    }
+    this.writeSeq++;
+  }
+
   /** Waits for running fsyncs, fsyncs log and time index, writes the checkpoint and `.clean-shutdown`, closes. */
   async close(): Promise<void> {
     if (this.closed) return;

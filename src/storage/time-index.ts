@@ -103,6 +103,21 @@ export class TimeIndex {
     }
   }
 
+  /** Drops every entry, written or queued, at or past `position` (the log is being cut back to it). */
+  truncateFrom(position: number): void {
+    const written = this.positions.length - this.pendingCount;
+    let n = this.positions.length;
+    while (n > 0 && this.positions[n - 1]! >= position) n--;
+    this.positions.length = n;
+    this.timestamps.length = n;
+    if (n >= written) {
+      this.pendingCount = n - written;
+      return;
+    }
+    this.pendingCount = 0;
+    fs.ftruncateSync(this.fd, n * TIME_INDEX_ENTRY_BYTES);
+  }
+
   /**
    * The position to start scanning from for the first record with timestamp ≥ `timestampMs`: the last entry whose
    * timestamp is strictly below it (0 when none is).
