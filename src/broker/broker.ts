@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { Authenticator } from './auth.js';
+import { RetentionCleaner } from './cleaner.js';
 import { type BrokerConfig, type BrokerOptions, resolveConfig } from './config.js';
 import { createConsumerRuntime } from './consumer-handlers.js';
 import { type BrokerCore, type ConsumerRuntime, type Logger, silentLogger } from './core.js';
@@ -14,6 +15,7 @@ import { DataDirLock } from './data-dir-lock.js';
 import { type HandlerRegistry, createHandlerRegistry } from './handler-registry.js';
 import { coreHandlers } from './handlers/index.js';
 import type { LogFactory } from './log-factory.js';
+import { type ProducerStateOptions, ProducerStateRuntime } from './producer-state/runtime.js';
 import { type CloseReason, ServerConnection } from './server-connection.js';
 import { storageLogFactory } from './storage-log-factory.js';
 import { type Topic, TopicRegistry } from './topics.js';
@@ -42,6 +44,8 @@ export type BrokerEvent =
 export interface BrokerStartOptions extends BrokerOptions {
   /** Replaces the storage backends (tests inject faults through it). */
   logFactory?: LogFactory;
+  /** Idle expiry of durable producers (default 24 h, swept every 300 s). */
+  producerState?: ProducerStateOptions;
 }
 
 export class Broker implements BrokerCore, AsyncDisposable {
@@ -51,7 +55,10 @@ export class Broker implements BrokerCore, AsyncDisposable {
   readonly authenticator: Authenticator;
   identity = { name: 'crater', version: '0.0.0' };
   consumer: ConsumerRuntime | undefined;
+  producerState!: ProducerStateRuntime;
+  private readonly producerStateOptions: ProducerStateOptions | undefined;
   private readonly clock: () => bigint;
+  private readonly cleaner: RetentionCleaner;
   private readonly server: net.Server;
   private readonly connections = new Set<ServerConnection>();
   private readonly listeners = new Set<(event: BrokerEvent) => void>();
@@ -66,7 +73,15 @@ export class Broker implements BrokerCore, AsyncDisposable {
     this.logger = options.logger ?? silentLogger;
     this.authenticator = new Authenticator(this.config.auth, this.config.authMaxFailures, this.config.authLockoutMs);
     this.clock = options.clock ?? (() => BigInt(Date.now()));
+    this.producerStateOptions = options.producerState;
     this.topics = new TopicRegistry(this.config.dataDir, options.logFactory ?? storageLogFactory(this.config));
+    this.cleaner = new RetentionCleaner(this.topics, {
+      tickMs: this.config.cleanerTickMs,
+      intervalMs: this.config.cleanerIntervalMs,
+      retentionMs: this.config.retentionMs,
+      now: () => Number(this.clock()),
+      logger: this.logger,
+    });
     this.server = net.createServer((socket) => this.accept(socket));
   }
 
@@ -149,8 +164,10 @@ export class Broker implements BrokerCore, AsyncDisposable {
         if (!this.topics.getTopic(t.name)) await this.topics.createTopic(t.name, t.partitions);
       }
       this.registry = createHandlerRegistry(coreHandlers);
+      this.producerState = ProducerStateRuntime.open(this, this.producerStateOptions);
       this.consumer = createConsumerRuntime(this);
       await this.consumer?.start();
+      this.cleaner.start();
       await new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
         this.server.listen(this.config.port, this.config.host, () => {
@@ -159,6 +176,8 @@ export class Broker implements BrokerCore, AsyncDisposable {
         });
       });
     } catch (err) {
+      await this.cleaner.stop();
+      await this.producerState?.stop().catch(() => undefined);
       await this.consumer?.stop().catch(() => undefined);
       await this.topics.closeAll().catch(() => undefined);
       await this.lock.release();
@@ -186,13 +205,16 @@ export class Broker implements BrokerCore, AsyncDisposable {
 
   private async shutdown(): Promise<void> {
     this.emit({ type: 'stopping' });
+    const cleanerStopped = this.cleaner.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     await Promise.all([...this.connections].map((c) => c.drainAndClose()));
     await closed;
     try {
+      await this.producerState.stop();
       await this.consumer?.stop();
     } finally {
       try {
+        await cleanerStopped;
         await this.topics.closeAll();
       } finally {
         await this.lock?.release();

@@ -5,6 +5,7 @@
 import type { PartitionLog } from '../storage/partition-log.js';
 import type { Authenticator } from './auth.js';
 import type { BrokerConfig } from './config.js';
+import type { ProducerStateRuntime } from './producer-state/runtime.js';
 import type { TopicRegistry } from './topics.js';
 
 export interface Logger {
@@ -47,6 +48,8 @@ export interface BrokerCore {
   internalLog(topicName: string, partition: number): Promise<PartitionLog>;
   /** The consumer runtime, once the broker has started. */
   readonly consumer: ConsumerRuntime | undefined;
+  /** Producer ids, epochs, sequence state and the `__producer_state` memos (replayed before the broker listens). */
+  readonly producerState: ProducerStateRuntime;
 }
 
 /**

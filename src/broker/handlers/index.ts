@@ -9,9 +9,11 @@ import { handler as deleteTopic } from './delete-topic.js';
 import { handler as describeTopic } from './describe-topic.js';
 import { handler as hello } from './hello.js';
 import { handler as identify } from './identify.js';
+import { handler as initProducerId } from './init-producer-id.js';
 import { handler as listOffsets } from './list-offsets.js';
 import { handler as listTopics } from './list-topics.js';
 import { handler as produceBatch } from './produce-batch.js';
+import { handler as produceIdempotent } from './produce-idempotent.js';
 import { handler as produce } from './produce.js';
 
 export const coreHandlers: ReadonlyArray<readonly [number, BrokerHandler]> = [
@@ -27,4 +29,6 @@ export const coreHandlers: ReadonlyArray<readonly [number, BrokerHandler]> = [
   [Op.LIST_OFFSETS, listOffsets],
   [Op.PRODUCE, produce],
   [Op.PRODUCE_BATCH, produceBatch],
+  [Op.INIT_PRODUCER_ID, initProducerId],
+  [Op.PRODUCE_IDEMPOTENT, produceIdempotent],
 ];

@@ -5,23 +5,19 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { decodePayload } from '../../protocol/message.js';
-import { type ProduceBatch, ProduceBatchAckReply, ProduceBatchRequest } from '../../protocol/messages/produce-batch.js';
+import { ProduceBatchAckReply, ProduceBatchRequest } from '../../protocol/messages/produce-batch.js';
 import { BatchFlag } from '../../protocol/opcodes.js';
 import type { BrokerCore } from '../core.js';
-import { type ConnectionHandle, HandlerError, type RequestHandler } from '../handler.js';
+import { HandlerError, type RequestHandler } from '../handler.js';
 import { appendRecords, checkCodec, replyWhenDurable } from '../produce-path.js';
-
-/**
- * Idempotent batches need a producer id from INIT_PRODUCER_ID, which this broker does not issue yet: every one is
- * refused here, before anything is appended. Sequence checks and memo replay belong in this hook.
- */
-function idempotentBatch(_broker: BrokerCore, _conn: ConnectionHandle, _request: ProduceBatch): never {
-  throw new HandlerError(ErrorCode.NO_PRODUCER_ID, 'no producer id on this connection: send INIT_PRODUCER_ID first');
-}
+import { produceIdempotentBatch } from '../producer-state/idempotent-produce.js';
 
 export const handler: RequestHandler<BrokerCore> = ({ broker, conn, op, correl, payload }) => {
   const request = decodePayload(ProduceBatchRequest, payload);
-  if (request.flags & BatchFlag.IDEMPOTENT) return idempotentBatch(broker, conn, request);
+  if (request.flags & BatchFlag.IDEMPOTENT) {
+    // Sequence checks, dedup and the durable memo: producer-state/idempotent-produce.ts.
+    return produceIdempotentBatch(broker, conn, request, op, correl, (reply) => conn.send(ProduceBatchAckReply, correl, reply));
+  }
   checkCodec(request.codec);
   const topic = broker.topics.requireTopic(request.topic);
   const { acks, error, toSync } = appendRecords(broker, topic, request.codec, request.records);
