@@ -21,7 +21,7 @@ export function benchTargetFlags() {
     partitions: Flags.integer({ description: 'Partitions of the bench topic.', default: 4, min: 1, max: 1024 }),
     'value-size': Flags.integer({ description: 'Value bytes per record (keys are 8 bytes).', default: 100, min: 1, max: 1_000_000 }),
     codec: Flags.string({ description: 'Codec the broker compresses values with.', options: ['none', 'gzip', 'snappy'], default: 'none' }),
-    idempotent: Flags.boolean({ description: 'Not available: the crater broker does not implement idempotent producing yet (a usage error).' }),
+    idempotent: Flags.boolean({ description: 'Not available yet: the crater client has no idempotent producer (a usage error).' }),
     csv: Flags.boolean({ description: 'CSV on stdout (one row per mode or phase).', exclusive: ['json'] }),
   };
 }
@@ -30,7 +30,7 @@ export function benchTargetFlags() {
 export function refuseIdempotent(idempotent: boolean): void {
   if (idempotent) {
     throw new UsageError(
-      '--idempotent is not available: the crater broker does not implement idempotent producing yet (it refuses an idempotent PRODUCE_BATCH with NO_PRODUCER_ID), so there is nothing honest to measure',
+      '--idempotent is not available: the crater client does not implement idempotent producing yet (its Producer refuses the idempotence option), so there is nothing honest to measure',
     );
   }
 }
