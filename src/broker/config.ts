@@ -41,6 +41,12 @@ export interface BrokerOptions {
   authMaxFailures?: number;
   authLockoutMs?: number;
   maxPendingSendBytes?: number;
+  /** wire.md §1 send deadline: a connection whose unsent bytes have not drained for this long is closed. */
+  sendTimeoutMs?: number;
+  /** How often the retention cleaner checks its schedule (storage.md §8.1: 5 s). */
+  cleanerTickMs?: number;
+  /** Cleaner interval for topics whose topic.config sets no `cleaner_interval` (default 1 h). */
+  cleanerIntervalMs?: number;
   logger?: Logger;
   /** Replaces the wall clock (milliseconds), for tests. */
   clock?: () => bigint;
@@ -65,6 +71,9 @@ export interface BrokerConfig {
   readonly authMaxFailures: number;
   readonly authLockoutMs: number;
   readonly maxPendingSendBytes: number;
+  readonly sendTimeoutMs: number;
+  readonly cleanerTickMs: number;
+  readonly cleanerIntervalMs: number | undefined;
   readonly consumer: ConsumerRuntimeOptions | undefined;
 }
 
@@ -80,6 +89,8 @@ export const BrokerDefaults = {
   authMaxFailures: 5,
   authLockoutMs: 60_000,
   maxPendingSendBytes: Limits.pendingSendBytes,
+  sendTimeoutMs: 30_000,
+  cleanerTickMs: 5_000,
 } as const;
 
 export function resolveConfig(options: BrokerOptions): BrokerConfig {
@@ -109,6 +120,9 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     authMaxFailures: positive('authMaxFailures', options.authMaxFailures, BrokerDefaults.authMaxFailures),
     authLockoutMs: positive('authLockoutMs', options.authLockoutMs, BrokerDefaults.authLockoutMs),
     maxPendingSendBytes: positive('maxPendingSendBytes', options.maxPendingSendBytes, BrokerDefaults.maxPendingSendBytes),
+    sendTimeoutMs: positive('sendTimeoutMs', options.sendTimeoutMs, BrokerDefaults.sendTimeoutMs),
+    cleanerTickMs: positive('cleanerTickMs', options.cleanerTickMs, BrokerDefaults.cleanerTickMs),
+    cleanerIntervalMs: options.cleanerIntervalMs === undefined ? undefined : positive('cleanerIntervalMs', options.cleanerIntervalMs, 0),
     consumer: options.consumer,
   };
 }

@@ -35,6 +35,7 @@ export type CloseReason =
   | 'read-deadline'
   | 'heartbeat-timeout'
   | 'pending_send_too_large'
+  | 'send-deadline'
   | 'handler-requested'
   | 'broker-stopping';
 
@@ -59,6 +60,9 @@ export class ServerConnection implements ConnectionHandle {
   private lastFrameAt = Date.now();
   private readTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  private sendTimer: NodeJS.Timeout | undefined;
+  /** Whether the bytes queued when the send deadline was armed have since reached the kernel. */
+  private sendProgress = false;
   private readonly handshake: HandshakeClock;
   private readonly closeListeners: Array<() => void | Promise<void>> = [];
   /** Replies still waiting on their work (fsync); later frames are written only after them, in request order. */
@@ -213,6 +217,7 @@ export class ServerConnection implements ConnectionHandle {
       process.nextTick(() => {
         this.corked = false;
         this.socket.uncork();
+        if (this.socket.writableLength > 0 && !this.sendTimer && !this.isClosed) this.armSendDeadline();
       });
     }
     this.socket.write(buf);
@@ -340,6 +345,27 @@ export class ServerConnection implements ConnectionHandle {
     }, Math.max(1, due));
   }
 
+  /**
+   * wire.md §1 send deadline, checked per tick of writes rather than per frame: armed only when the kernel did not
+   * take everything at uncork. An empty write marks what was queued then; if that has not drained by the deadline
+   * the peer is not reading and the connection is dropped, otherwise the deadline moves on to what is left.
+   */
+  private armSendDeadline(): void {
+    this.sendProgress = false;
+    this.socket.write(EMPTY, () => (this.sendProgress = true));
+    this.sendTimer = setTimeout(() => {
+      this.sendTimer = undefined;
+      if (this.isClosed || this.socket.writableLength === 0) return;
+      if (this.sendProgress) {
+        this.armSendDeadline();
+        return;
+      }
+      const limit = formatSeconds(this.broker.config.sendTimeoutMs);
+      this.broker.logger.warn('closing a connection: send deadline exceeded', { remote: this.remoteAddress, pendingBytes: this.socket.writableLength, limit });
+      this.teardown('send-deadline');
+    }, this.broker.config.sendTimeoutMs);
+  }
+
   private startHeartbeat(): void {
     const interval = this.broker.config.heartbeatIntervalMs;
     this.heartbeatTimer = setInterval(() => {
@@ -355,8 +381,10 @@ export class ServerConnection implements ConnectionHandle {
   private stopTimers(): void {
     if (this.readTimer) clearTimeout(this.readTimer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    if (this.sendTimer) clearTimeout(this.sendTimer);
     this.readTimer = undefined;
     this.heartbeatTimer = undefined;
+    this.sendTimer = undefined;
     this.handshake.stop();
   }
 
@@ -367,7 +395,10 @@ export class ServerConnection implements ConnectionHandle {
       this.corked = false;
       this.socket.uncork();
     }
-    this.socket.end();
+    // A stopping broker does not wait for the peer's FIN: once its own bytes and FIN are out the socket goes, or a
+    // peer that keeps its side open would hold `stop()` for the whole grace period.
+    if (reason === 'broker-stopping') this.socket.end(() => this.socket.destroy());
+    else this.socket.end();
     const grace = setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS);
     this.socket.once('close', () => clearTimeout(grace));
   }
