@@ -17,7 +17,8 @@ import {
   type ProduceOptions,
   type ProducerRecord,
 } from './produce-ops.js';
-import { DirectSink, Producer, type ProducerOptions } from './producer.js';
+import { IdempotentSink } from './idempotent-sink.js';
+import { DirectSink, Producer, type ProducerOptions, wantsIdempotence } from './producer.js';
 import { openSession, type ConnectOptions, type ServerIdentity, type Session } from './session.js';
 import { Subscription, type SubscribeOptions } from './subscription.js';
 
@@ -122,8 +123,14 @@ export class Client implements AsyncDisposable {
     return produceBatch(this.session, topic, records, options);
   }
 
+  /** An idempotent producer (`idempotent`, `producerName`) opens a connection of its own, reconnecting after a loss. */
   producer(options: ProducerOptions = {}): Producer {
-    return new Producer(new DirectSink(this.session), options);
+    if (!wantsIdempotence(options)) return new Producer(new DirectSink(this.session), options);
+    const sink = new IdempotentSink(undefined, {
+      producerName: options.producerName,
+      reconnect: () => openSession(this.connectOptions),
+    });
+    return new Producer(sink, options);
   }
 
   // Consuming

@@ -38,12 +38,13 @@ export {
   Producer,
   DirectSink,
   createProducer,
-  type IdempotenceOptions,
+  wantsIdempotence,
   type ProducerIdentity,
   type ProducerOptions,
   type ProduceSink,
   type SendOptions,
 } from './producer.js';
+export { IdempotentSink, type IdempotentSinkOptions } from './idempotent-sink.js';
 export { splitBatch, batchEntrySize, batchOverhead, type SplitOptions } from './split-batch.js';
 export {
   decodeFetchReply,

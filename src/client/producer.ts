@@ -1,12 +1,11 @@
 /**
  * The Producer facade. Every produce goes through one ProduceSink, so a client-side accumulator (per-partition
  * batches, linger, batch size: seed 001) can later be a sink that sits in front of produceBatch without callers
- * changing. Today the only sink is DirectSink: one request per send, one PRODUCE_BATCH per chunk.
- *
- * Idempotence is shaped here but not implemented: producerId/epoch/sequence bookkeeping (advance by the acks that
- * landed, reuse the sequence after a failed single produce: wire.md §13.5) belongs to a later sink.
+ * changing. DirectSink sends one request per send and one PRODUCE_BATCH per chunk; IdempotentSink
+ * (idempotent-sink.ts) does the same with a producer id, an epoch and per-topic sequences (wire.md §13.5).
  */
 import { UsageError } from '../errors.js';
+import { IdempotentSink, type ProducerIdentity } from './idempotent-sink.js';
 import type { CodecId, CodecName } from '../protocol/opcodes.js';
 import { Limits } from '../protocol/limits.js';
 import { produce, produceBatch, type BatchResult, type ProduceAck, type ProducerRecord } from './produce-ops.js';
@@ -27,24 +26,28 @@ export interface ProduceSink {
   close(): Promise<void>;
 }
 
-/** A producer identity (INIT_PRODUCER_ID): named producers are durable and fenced by epoch. */
-export interface IdempotenceOptions {
-  /** Empty or absent: an ephemeral producer whose sequence state lives on the connection only. */
-  producerName?: string;
-}
-
-export interface ProducerIdentity {
-  producerId: bigint;
-  epoch: number;
-}
+export type { ProducerIdentity };
 
 export interface ProducerOptions extends SendOptions {
   /** Largest PRODUCE_BATCH frame sendBatch builds (default 1 MiB, the broker's default limit). */
   maxFrameBytes?: number;
-  /** Records per PRODUCE_BATCH frame (default and maximum 10,000; 1,024 once idempotent). */
+  /** Records per PRODUCE_BATCH frame (default and maximum 10,000; 1,024 when idempotent). */
   maxBatchRecords?: number;
-  /** Not available yet: setting it throws UsageError rather than silently producing without dedup. */
-  idempotence?: boolean | IdempotenceOptions;
+  /**
+   * Deduplicated produces (INIT_PRODUCER_ID, then sequences per topic). Implied by producerName; the producer then
+   * has a connection of its own, since the broker binds a producer id to a connection.
+   */
+  idempotent?: boolean;
+  /** A durable producer: the same name keeps its pid across sessions and restarts, and each session fences the last. */
+  producerName?: string;
+}
+
+/** Whether `options` ask for an idempotent producer; a name with `idempotent: false` is a contradiction. */
+export function wantsIdempotence(options: ProducerOptions): boolean {
+  if (options.idempotent === false && options.producerName !== undefined) {
+    throw new UsageError('producerName makes a durable idempotent producer; it cannot be combined with idempotent: false');
+  }
+  return options.idempotent === true || options.producerName !== undefined;
 }
 
 export class DirectSink implements ProduceSink {
@@ -70,9 +73,18 @@ export class Producer implements AsyncDisposable {
     private readonly sink: ProduceSink,
     private readonly options: ProducerOptions = {},
   ) {
-    if (options.idempotence) {
-      throw new UsageError('idempotent producers are not implemented yet; omit the idempotence option');
+    const limit = sink instanceof IdempotentSink ? Limits.idempotentBatchRecords : Limits.batchRecords;
+    if (options.maxBatchRecords !== undefined && (options.maxBatchRecords < 1 || options.maxBatchRecords > limit)) {
+      throw new UsageError(`maxBatchRecords must be 1..${limit}, got ${options.maxBatchRecords}`);
     }
+    this.maxBatchRecords = options.maxBatchRecords ?? limit;
+  }
+
+  private readonly maxBatchRecords: number;
+
+  /** The producer id and epoch of an idempotent producer (after its first send). */
+  get identity(): ProducerIdentity | undefined {
+    return this.sink instanceof IdempotentSink ? this.sink.producerIdentity : undefined;
   }
 
   send(topic: string, record: ProducerRecord): Promise<ProduceAck> {
@@ -92,7 +104,7 @@ export class Producer implements AsyncDisposable {
     const chunks = splitBatch(records, {
       topic,
       maxFrameBytes: this.options.maxFrameBytes,
-      maxRecords: this.options.maxBatchRecords ?? Limits.batchRecords,
+      maxRecords: this.maxBatchRecords,
     });
     const acks: ProduceAck[] = [];
     for (const chunk of chunks) {
@@ -130,7 +142,13 @@ export class Producer implements AsyncDisposable {
   }
 }
 
-/** The same as `client.producer(options)`. */
+/**
+ * A producer on `client`'s own connection (an idempotent one binds its producer id to it, and a lost connection
+ * fails its sends); `client.producer(options)` gives an idempotent producer a reconnecting connection of its own.
+ */
 export function createProducer(client: { readonly session: Session }, options: ProducerOptions = {}): Producer {
-  return new Producer(new DirectSink(client.session), options);
+  const sink = wantsIdempotence(options)
+    ? new IdempotentSink(client.session, { producerName: options.producerName })
+    : new DirectSink(client.session);
+  return new Producer(sink, options);
 }

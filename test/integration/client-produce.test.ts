@@ -129,6 +129,6 @@ describe('client: producing against the broker', () => {
     expect((await producer.send('orders', { value: 'single' })).partition).toBeGreaterThanOrEqual(1);
     await producer.close();
     await expect(producer.send('orders', { value: 'late' })).rejects.toBeInstanceOf(UsageError);
-    expect(() => c.producer({ idempotence: true })).toThrow(UsageError);
+    expect(() => c.producer({ idempotent: false, producerName: 'app' })).toThrow(UsageError);
   });
 });

@@ -1,0 +1,230 @@
+/**
+ * An idempotent producer (semantics.md §5): INIT_PRODUCER_ID once, then every record carries (pid, seq, epoch)
+ * with one sequence counter per topic. Sends go one at a time, so a counter never runs ahead of what the broker
+ * has acknowledged.
+ *
+ * Bookkeeping (wire.md §13.5): the counter advances by the acks received, never by the records sent. After a
+ * partial batch the caller's resend of the tail starts at last + 1 and lands as fresh records. When a reply is lost
+ * (timeout, dropped connection) the same request is sent again with the same sequence, and the broker answers with
+ * the acks it memoized the first time instead of appending again. Across a new connection this needs the same
+ * session: a named producer resumes its (pid, epoch) on a crater broker (init-producer-id.ts). Where that is not
+ * possible (an ephemeral producer, a broker that is not crater, a session fenced meanwhile) the retry would not be
+ * deduplicated, so the send fails with a ConnectionError saying its outcome is unknown, and the next send starts
+ * a new session.
+ */
+import { BrokerError, ConnectionError, CraterError, TimeoutError, UsageError } from '../errors.js';
+import { Caps, Limits } from '../protocol/limits.js';
+import { InitProducerIdRequest, ProducerIdReply } from '../protocol/messages/init-producer-id.js';
+import { ProduceAckReply } from '../protocol/messages/produce.js';
+import { ProduceBatchAckReply, ProduceBatchRequest } from '../protocol/messages/produce-batch.js';
+import { ProduceIdempotentRequest } from '../protocol/messages/produce-idempotent.js';
+import { BatchFlag } from '../protocol/opcodes.js';
+import { brokerError } from './connection.js';
+import { type BatchResult, type ProduceAck, type ProducerRecord, codecId, prepareBatch, requireHeaderSupport, toBuffer } from './produce-ops.js';
+import type { ProduceSink, SendOptions } from './producer.js';
+import type { Session } from './session.js';
+import { validateBatchCount, validateBytes, validateString, validateTopicName } from './validate.js';
+
+export interface ProducerIdentity {
+  producerId: bigint;
+  epoch: number;
+}
+
+export interface IdempotentSinkOptions {
+  /** Empty or absent: an ephemeral producer (state on the connection only); a name: durable, fenced by epoch. */
+  producerName?: string | undefined;
+  /** Opens a new session after the connection was lost; without it a lost connection fails the send. */
+  reconnect?: (() => Promise<Session>) | undefined;
+  /** Resends of one request after lost replies (default 5). */
+  maxRetries?: number | undefined;
+  /** Connection attempts per reconnect, with a pause growing from 50 ms to 1 s between them (default 20). */
+  reconnectAttempts?: number | undefined;
+}
+
+const U32 = 0x1_0000_0000;
+const DEFAULT_MAX_RETRIES = 5;
+const DEFAULT_RECONNECT_ATTEMPTS = 20;
+
+function isLostReply(error: unknown): boolean {
+  return error instanceof TimeoutError || error instanceof ConnectionError;
+}
+
+export class IdempotentSink implements ProduceSink {
+  private session: Session | undefined;
+  private identity: ProducerIdentity | undefined;
+  private readonly nextSeq = new Map<string, number>();
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly producerName: string;
+  private closed = false;
+
+  /**
+   * `borrowed` (a client's connection) is used until it is lost and is never closed here; sessions opened through
+   * `options.reconnect` belong to the sink and close with it.
+   */
+  constructor(
+    private readonly borrowed: Session | undefined,
+    private readonly options: IdempotentSinkOptions = {},
+  ) {
+    this.producerName = options.producerName ?? '';
+    validateString('producer name', this.producerName, Caps.producerName);
+    if (!borrowed && !options.reconnect) throw new UsageError('an idempotent producer needs a session or a way to open one');
+    this.session = borrowed;
+  }
+
+  /** The producer id and epoch of the current session, once the first send initialised it. */
+  get producerIdentity(): ProducerIdentity | undefined {
+    return this.identity && { ...this.identity };
+  }
+
+  /** The sequence the next record to `topic` gets. */
+  sequenceFor(topic: string): number {
+    return this.nextSeq.get(topic) ?? 0;
+  }
+
+  send(topic: string, record: ProducerRecord, options: SendOptions): Promise<ProduceAck> {
+    validateTopicName(topic);
+    if (record.headers && record.headers.length > 0) {
+      throw new UsageError('PRODUCE_IDEMPOTENT carries no headers; send a record with headers through sendBatch');
+    }
+    const key = toBuffer(record.key);
+    const value = toBuffer(record.value);
+    validateBytes('key', key);
+    validateBytes('value', value);
+    const codec = codecId(options.codec);
+    return this.serial(async () => {
+      const current = await this.ready();
+      const seq = this.sequenceFor(topic);
+      const ack = await this.withRetries(current, (session, id) =>
+        session.conn.request(ProduceIdempotentRequest, { ...id, seq, codec, topic, key, value }, ProduceAckReply, {
+          timeoutMs: options.timeoutMs,
+        }),
+      );
+      this.advance(topic, 1);
+      return ack;
+    });
+  }
+
+  sendBatch(topic: string, records: readonly ProducerRecord[], options: SendOptions): Promise<BatchResult> {
+    validateTopicName(topic);
+    validateBatchCount(records.length, Limits.idempotentBatchRecords);
+    const prepared = prepareBatch(records);
+    const codec = codecId(options.codec);
+    return this.serial(async () => {
+      const current = await this.ready();
+      const baseSeq = this.sequenceFor(topic);
+      const ack = await this.withRetries(current, (session, id) => {
+        if (prepared.withHeaders) requireHeaderSupport(session);
+        const flags = BatchFlag.IDEMPOTENT | (prepared.withHeaders ? BatchFlag.HEADERS : 0);
+        const message = { flags, codec, topic, ...id, baseSeq, records: prepared.records };
+        return session.conn.request(ProduceBatchRequest, message, ProduceBatchAckReply, { timeoutMs: options.timeoutMs });
+      });
+      this.advance(topic, ack.acks.length);
+      if (ack.errorCode === 0) return { acks: ack.acks };
+      const error = brokerError(ack.errorCode, ack.errorMessage);
+      if (ack.acks.length === 0) throw error;
+      return { acks: ack.acks, error };
+    });
+  }
+
+  async flush(): Promise<void> {
+    await this.tail;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+    const session = this.session;
+    this.session = undefined;
+    if (session && session !== this.borrowed) await session.conn.close();
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new UsageError('send on a closed idempotent producer'));
+    const run = this.tail.then(fn);
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private advance(topic: string, n: number): void {
+    this.nextSeq.set(topic, (this.sequenceFor(topic) + n) % U32);
+  }
+
+  /**
+   * Runs one request, resending it after a lost reply: on the same connection while it is open, else on a new one
+   * that resumed the same session. A broker error is final and leaves the sequence where it was.
+   */
+  private async withRetries<T>(
+    current: { session: Session; id: ProducerIdentity },
+    request: (session: Session, id: ProducerIdentity) => Promise<T>,
+  ): Promise<T> {
+    const maxRetries = this.options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    let { session, id } = current;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await request(session, id);
+      } catch (error) {
+        if (!isLostReply(error) || attempt >= maxRetries) throw error;
+        if (session.conn.closed) ({ session, id } = await this.resume(error as CraterError));
+      }
+    }
+  }
+
+  /** The current session and identity: a new connection and a new producer session after an unrecoverable loss. */
+  private async ready(): Promise<{ session: Session; id: ProducerIdentity }> {
+    if (!this.session || this.session.conn.closed) {
+      if (!this.options.reconnect) throw new ConnectionError('the idempotent producer lost its connection');
+      await this.replaceSession();
+      this.identity = undefined;
+    }
+    const session = this.session!;
+    if (!this.identity) {
+      this.identity = await session.conn.request(InitProducerIdRequest, { producerName: this.producerName }, ProducerIdReply);
+      this.nextSeq.clear();
+    }
+    return { session, id: this.identity };
+  }
+
+  /** After the connection dropped mid-request: a new connection bound to the same (pid, epoch), or an error. */
+  private async resume(cause: CraterError): Promise<{ session: Session; id: ProducerIdentity }> {
+    const id = this.identity!;
+    const unknown = (why: string): ConnectionError => {
+      this.identity = undefined;
+      return new ConnectionError(`connection lost with a request in flight whose outcome is unknown: ${why}`, { cause });
+    };
+    if (!this.options.reconnect) throw unknown('no way to reconnect');
+    if (this.producerName === '') throw unknown('an ephemeral producer cannot resume its sequences on a new connection');
+    await this.replaceSession();
+    const session = this.session!;
+    if (!session.server.isCrater) throw unknown(`${session.conn.label} cannot resume a producer session`);
+    try {
+      const resumed = await session.conn.request(InitProducerIdRequest, { producerName: this.producerName, resume: id }, ProducerIdReply);
+      if (resumed.producerId !== id.producerId || resumed.epoch !== id.epoch) throw unknown('the broker started a new session');
+      return { session, id };
+    } catch (error) {
+      if (error instanceof BrokerError) throw unknown(error.message);
+      throw error;
+    }
+  }
+
+  /** Opens a new session, retrying while the broker is unreachable (a restart), with a growing pause. */
+  private async replaceSession(): Promise<void> {
+    const old = this.session;
+    this.session = undefined;
+    if (old && old !== this.borrowed) old.conn.destroy();
+    const attempts = this.options.reconnectAttempts ?? DEFAULT_RECONNECT_ATTEMPTS;
+    let pause = 50;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.session = await this.options.reconnect!();
+        return;
+      } catch (error) {
+        if (!(error instanceof ConnectionError || error instanceof TimeoutError) || attempt >= attempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        pause = Math.min(pause * 2, 1_000);
+      }
+    }
+  }
+}

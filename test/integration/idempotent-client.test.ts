@@ -1,0 +1,178 @@
+/**
+ * The client's idempotent producer against a real broker: sequence bookkeeping by acks received, the tail of a
+ * partial batch resent as fresh, and a lost reply (the connection cut by a proxy after the broker answered) resent
+ * on a resumed session so that the original acks come back and nothing is appended twice.
+ */
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Broker, type BrokerStartOptions } from '../../src/broker/broker.js';
+import { resolveConfig } from '../../src/broker/config.js';
+import { storageLogFactory } from '../../src/broker/storage-log-factory.js';
+import { type Client, connect } from '../../src/client/client.js';
+import { IdempotentSink } from '../../src/client/idempotent-sink.js';
+import { Producer } from '../../src/client/producer.js';
+import { openSession } from '../../src/client/session.js';
+import { ConnectionError, UsageError } from '../../src/errors.js';
+import { FrameDecoder } from '../../src/protocol/frame-decoder.js';
+import { Op } from '../../src/protocol/opcodes.js';
+import type { SegmentedLogFaults } from '../../src/storage/segmented-log.js';
+import { tempDataDir } from '../helpers/temp-broker.js';
+
+let broker: Broker | undefined;
+let client: Client | undefined;
+let proxy: DroppingProxy | undefined;
+let dataDir: string | undefined;
+const producers: Producer[] = [];
+
+async function start(options: Partial<BrokerStartOptions> = {}): Promise<Client> {
+  dataDir ??= await tempDataDir();
+  broker = await Broker.start({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }], ...options, dataDir });
+  client = await connect({ broker: `127.0.0.1:${broker.address.port}` });
+  return client;
+}
+
+afterEach(async () => {
+  await Promise.all(producers.splice(0).map((p) => p.close().catch(() => undefined)));
+  await client?.close();
+  await proxy?.close();
+  await broker?.stop();
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+  broker = client = proxy = dataDir = undefined;
+});
+
+function track(p: Producer): Producer {
+  producers.push(p);
+  return p;
+}
+
+function stored(topic: string): string[] {
+  return broker!.topics
+    .requireTopic(topic)
+    .partitions.flatMap((p) => p.read(p.logStartOffset, { maxRecords: 100_000 }))
+    .map((r) => r.value.toString());
+}
+
+const values = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ key: `k${from + i}`, value: `v${from + i}` }));
+
+/** Forwards TCP to the broker; when armed, cuts the connection at the first reply of `op` instead of passing it on. */
+class DroppingProxy {
+  private readonly server = net.createServer((socket) => this.accept(socket));
+  private readonly sockets = new Set<net.Socket>();
+  armedOp: number | undefined;
+  dropped = 0;
+
+  private constructor(private readonly target: number) {}
+
+  static async start(target: number): Promise<DroppingProxy> {
+    const p = new DroppingProxy(target);
+    await new Promise<void>((resolve) => p.server.listen(0, '127.0.0.1', resolve));
+    return p;
+  }
+
+  get address(): string {
+    return `127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
+  }
+
+  private accept(socket: net.Socket): void {
+    const upstream = net.connect(this.target, '127.0.0.1');
+    const decoder = new FrameDecoder(16 * 1_048_576);
+    for (const s of [socket, upstream]) {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    socket.on('data', (d) => upstream.write(d));
+    upstream.on('data', (d: Buffer) => {
+      if (this.armedOp !== undefined && decoder.push(d).some((f) => f.op === this.armedOp)) {
+        this.armedOp = undefined;
+        this.dropped++;
+        socket.destroy();
+        upstream.destroy();
+        return;
+      }
+      socket.write(d);
+    });
+    socket.on('close', () => upstream.destroy());
+    upstream.on('close', () => socket.destroy());
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('idempotent producer', () => {
+  it('advances each topic sequence by the acks received and exposes its identity', async () => {
+    const c = await start();
+    const producer = track(c.producer({ idempotent: true }));
+    expect(producer.identity).toBeUndefined();
+    await producer.sendBatch('orders', values(5));
+    await producer.send('orders', { key: 'x', value: 'single' });
+    await producer.sendBatch('one', values(2));
+    expect(producer.identity).toEqual({ producerId: 1n, epoch: 0 });
+    expect(stored('orders')).toHaveLength(6);
+    expect(stored('one')).toEqual(['v0', 'v1']);
+  });
+
+  it('splits at 1,024 records per idempotent batch and rejects a larger maxBatchRecords', async () => {
+    const c = await start();
+    const producer = track(c.producer({ producerName: 'app' }));
+    const { acks, error } = await producer.sendBatch('orders', values(2_500));
+    expect(error).toBeUndefined();
+    expect(acks).toHaveLength(2_500);
+    expect(new Set(stored('orders')).size).toBe(2_500);
+    expect(() => c.producer({ idempotent: true, maxBatchRecords: 1_025 })).toThrow(UsageError);
+  });
+
+  it('after a partial batch, the tail resent by the caller lands as fresh records', async () => {
+    const faults: SegmentedLogFaults = {};
+    dataDir = await tempDataDir();
+    const c = await start({ logFactory: storageLogFactory(resolveConfig({ dataDir }), { faults }) });
+    const producer = track(c.producer({ producerName: 'app' }));
+    await producer.send('one', { value: 'first' });
+    faults.failAfterRecords = 3;
+    const batch = values(10);
+    const partial = await producer.sendBatch('one', batch);
+    expect(partial.acks).toHaveLength(3);
+    expect(partial.error?.message).toMatch(/ERR_INTERNAL/);
+    faults.failAfterRecords = undefined;
+    const rest = await producer.sendBatch('one', batch.slice(partial.acks.length));
+    expect(rest.error).toBeUndefined();
+    expect(stored('one')).toEqual(['first', ...batch.map((r) => r.value)]);
+  });
+
+  it('a lost reply: the same batch is resent on a resumed session and its original acks come back', async () => {
+    await start();
+    proxy = await DroppingProxy.start(broker!.address.port);
+    const address = proxy.address;
+    const producer = track(new Producer(new IdempotentSink(undefined, { producerName: 'app', reconnect: () => openSession({ broker: address }) })));
+    await producer.sendBatch('orders', values(4));
+    proxy.armedOp = Op.PRODUCE_BATCH_ACK;
+    const { acks, error } = await producer.sendBatch('orders', values(6, 4));
+    expect(proxy.dropped).toBe(1);
+    expect(error).toBeUndefined();
+    expect(stored('orders').sort()).toEqual(values(10).map((r) => r.value).sort());
+    // The acks are those of the first (lost) attempt: every one names a record that holds the value sent.
+    for (const [i, ack] of acks.entries()) {
+      const [rec] = broker!.topics.requireTopic('orders').partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
+      expect(rec?.value.toString()).toBe(`v${4 + i}`);
+    }
+    expect(producer.identity?.epoch).toBe(0);
+  });
+
+  it('an ephemeral producer cannot resume: a lost connection fails the send as of unknown outcome', async () => {
+    await start();
+    proxy = await DroppingProxy.start(broker!.address.port);
+    const address = proxy.address;
+    const producer = track(new Producer(new IdempotentSink(undefined, { reconnect: () => openSession({ broker: address }) })));
+    await producer.sendBatch('orders', values(2));
+    proxy.armedOp = Op.PRODUCE_BATCH_ACK;
+    await expect(producer.sendBatch('orders', values(2, 2))).rejects.toThrow(ConnectionError);
+    // The batch landed before the reply was cut; the next send starts a new producer session with a new pid.
+    expect(stored('orders')).toHaveLength(4);
+    await producer.sendBatch('orders', values(1, 4));
+    expect(producer.identity?.producerId).toBe(2n);
+  });
+});
