@@ -1,0 +1,68 @@
+/**
+ * Finds the `__producer_state` logs under the given paths and reads their records, read-only. A path may be a data
+ * dir (its `__producer_state` topic is used), the topic dir, a partition dir or segment files. Records come out in
+ * replay order: partitions 1..16, then offset. Damaged records become findings and the scan carries on where the
+ * length prefix still frames the next record.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { type PartitionTarget, discover } from '../inspect/discover.js';
+import type { Finding } from '../inspect/types.js';
+import { PRODUCER_STATE_TOPIC } from '../producer-state-codec.js';
+import { scanRecords, withReadOnlyFile } from '../record-scanner.js';
+import type { StateFinding } from './types.js';
+
+export interface RawStateRecord {
+  file: string;
+  partition: number | undefined;
+  offset: bigint;
+  position: number;
+  timestamp: bigint;
+  key: Buffer;
+  value: Buffer;
+}
+
+function targetsFor(input: string, findings: StateFinding[]): PartitionTarget[] {
+  const inner = path.join(input, PRODUCER_STATE_TOPIC);
+  const where = fs.existsSync(inner) && fs.statSync(inner).isDirectory() ? inner : input;
+  const found: Finding[] = [];
+  const targets = discover(where, found);
+  for (const f of found) findings.push({ kind: 'not-producer-state', file: f.file, position: 0, message: f.message });
+  const own = targets.filter((t) => t.topic === undefined || t.topic === PRODUCER_STATE_TOPIC);
+  if (targets.length > 0 && own.length === 0) {
+    findings.push({ kind: 'not-producer-state', file: input, position: 0, message: `no ${PRODUCER_STATE_TOPIC} partitions here` });
+  }
+  return own;
+}
+
+export function scanProducerState(paths: readonly string[], findings: StateFinding[]): { records: RawStateRecord[]; count: number } {
+  const targets = paths.flatMap((p) => targetsFor(p, findings));
+  targets.sort((a, b) => (a.partition ?? 0) - (b.partition ?? 0));
+  const records: RawStateRecord[] = [];
+  for (const target of targets) {
+    for (const seg of target.segments) {
+      if (!seg.log) continue;
+      const file = seg.log;
+      withReadOnlyFile(file, (fd, size) => {
+        let offset = seg.base;
+        for (const item of scanRecords(fd, size)) {
+          if (item.ok) {
+            const r = item.record;
+            records.push({ file, partition: target.partition, offset, position: item.position, timestamp: r.timestamp, key: r.key, value: r.value });
+          } else {
+            const torn = item.problem === 'short-length-prefix' || item.problem === 'short-body';
+            findings.push({
+              kind: torn ? 'truncated-log' : 'corrupt-record',
+              file,
+              offset,
+              position: item.position,
+              message: item.detail,
+            });
+          }
+          offset++;
+        }
+      });
+    }
+  }
+  return { records, count: records.length };
+}
