@@ -176,7 +176,16 @@ export class IdempotentSink implements ProduceSink {
   private async ready(): Promise<{ session: Session; id: ProducerIdentity }> {
     if (!this.session || this.session.conn.closed) {
       if (!this.options.reconnect) throw new ConnectionError('the idempotent producer lost its connection');
-      await this.replaceSession();
+      // A durable producer keeps its session (and sequences) when the broker lets it resume; else a new one starts.
+      if (this.identity && this.producerName !== '') {
+        try {
+          return await this.resume(new ConnectionError('the connection was lost between requests'));
+        } catch (error) {
+          if (!(error instanceof ConnectionError) || this.session === undefined || this.session.conn.closed) throw error;
+        }
+      } else {
+        await this.replaceSession();
+      }
       this.identity = undefined;
     }
     const session = this.session!;
