@@ -19,15 +19,23 @@ export function isSupportedCodec(codec: number): codec is CodecId {
   return codec === Codec.NONE || codec === Codec.GZIP || codec === Codec.SNAPPY;
 }
 
-/** Compresses with gzip (RFC 1952 wrapper, level 9, one member) or raw snappy blocks. */
+/** Bytes as a Buffer without copying: the value itself when it already is one (the produce hot path). */
+function asBuffer(value: Uint8Array): Buffer {
+  return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+}
+
+/**
+ * Compresses with gzip (RFC 1952 wrapper, level 9, one member) or raw snappy blocks. With codec none the result
+ * shares memory with `value` (the same object when it is a Buffer).
+ */
 export function compressValue(codec: number, value: Uint8Array): Buffer {
   switch (codec) {
     case Codec.NONE:
-      return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      return asBuffer(value);
     case Codec.GZIP:
       return zlib.gzipSync(value, { level: 9 });
     case Codec.SNAPPY:
-      return Buffer.from(snappy.compress(Buffer.from(value.buffer, value.byteOffset, value.byteLength)));
+      return Buffer.from(snappy.compress(asBuffer(value)));
     default:
       throw new CodecError(codec, `compression codec ${codec} unavailable on this broker`);
   }
@@ -49,7 +57,7 @@ export function snappyDeclaredLength(block: Uint8Array): number {
 export function decompressValue(codec: number, stored: Uint8Array): Buffer {
   switch (codec) {
     case Codec.NONE:
-      return Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+      return asBuffer(stored);
     case Codec.GZIP:
       try {
         // gunzip accepts only the gzip wrapper, as windowBits 31 does.
@@ -63,7 +71,7 @@ export function decompressValue(codec: number, stored: Uint8Array): Buffer {
         throw new CodecError(codec, `snappy value declares ${declared} bytes, over the 256 MiB limit`);
       }
       try {
-        return Buffer.from(snappy.uncompress(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)));
+        return Buffer.from(snappy.uncompress(asBuffer(stored)));
       } catch (cause) {
         throw new CodecError(codec, 'snappy value does not decompress', { cause });
       }

@@ -72,6 +72,13 @@ export class SegmentedLog implements PartitionLog {
   private writeSeq = 0;
   private durableSeq = 0;
   private closed = false;
+  /**
+   * Set by a failed write, which may leave a torn tail past the tracked size; only then does the next append fstat
+   * the file (an fstat per append cost about 2% of produce). Bytes another process appends past the tracked end
+   * are not looked for: positional writes overwrite them, reads stop at the tracked size, and the next load's
+   * recovery of the active segment cuts whatever is left.
+   */
+  private tailSuspect = false;
 
   private constructor(dir: string, segments: Segment[], recovery: RecoveryReport, options: SegmentedLogOptions, now: () => number) {
     this.dir = dir;
@@ -181,6 +188,7 @@ export class SegmentedLog implements PartitionLog {
     let writing = false;
     const writeFailed = (err: unknown): void => {
       // Nothing of the failed write counts: cut the file back to the last flushed record and forget its offsets.
+      this.tailSuspect = true;
       active.index.discardPendingFrom(active.size);
       offsets.length = flushedOffsets;
       error = asStorageError(err, 'write failed');
@@ -354,12 +362,15 @@ export class SegmentedLog implements PartitionLog {
     return seg;
   }
 
-  /** A physical end that differs from the tracked size (a torn or foreign write) is cut back, then forces a roll. */
+  /** After a failed write, a physical end that differs from the tracked size is cut back, then forces a roll. */
   private repairTornTail(): void {
+    if (!this.tailSuspect) return;
     const seg = this.active;
-    if (seg.physicalSize() === seg.size) return;
-    seg.truncate(seg.size);
-    if (seg.size > 0) this.roll();
+    if (seg.physicalSize() !== seg.size) {
+      seg.truncate(seg.size);
+      if (seg.size > 0) this.roll();
+    }
+    this.tailSuspect = false;
   }
 
   private growScratch(keep: number, need: number): void {

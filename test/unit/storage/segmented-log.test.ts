@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StorageError } from '../../../src/errors.js';
 import type { RecordToStore } from '../../../src/storage/partition-log.js';
 import { encodeRecord, recordSize } from '../../../src/storage/record.js';
@@ -205,15 +205,45 @@ describe('SegmentedLog durability', () => {
     expect(log.read(0n, { maxRecords: 5 }).map((r) => r.value.toString())).toEqual(['ok']);
   });
 
-  it('cuts a foreign or torn tail back to the tracked size and rolls before the next append', async () => {
+  it('cuts a torn tail left by a failed write back to the tracked size and rolls before the next append', async () => {
+    const log = await openLog();
+    log.append([rec('one')]);
+    const end = log.logEndOffset;
+    const file = path.join(dir, `${stem(0)}.log`);
+    const realWrite = fs.writeSync;
+    // The write of 'lost' gets 5 bytes onto the disk, then fails, and cutting them back fails too: a torn tail.
+    const write = vi
+      .spyOn(fs, 'writeSync')
+      .mockImplementationOnce(((fd: number, buf: Uint8Array, off: number, _len: number, pos: number) => realWrite(fd, buf, off, 5, pos)) as typeof fs.writeSync)
+      .mockImplementationOnce(() => {
+        throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+      });
+    const truncate = vi.spyOn(fs, 'ftruncateSync').mockImplementationOnce(() => {
+      throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+    });
+    try {
+      expect(log.append([rec('lost')]).error).toBeInstanceOf(StorageError);
+    } finally {
+      write.mockRestore();
+      truncate.mockRestore();
+    }
+    expect(fs.statSync(file).size).toBe(Number(end) + 5);
+    const { offsets } = log.append([rec('two')]);
+    expect(offsets).toEqual([end]);
+    expect(log.segmentBases()).toEqual([0n, end]);
+    expect(fs.statSync(file).size).toBe(Number(end));
+    expect(log.read(0n, { maxRecords: 5 }).map((r) => r.value.toString())).toEqual(['one', 'two']);
+  });
+
+  it('overwrites bytes another process appended past the tracked end; reads never see them', async () => {
     const log = await openLog();
     log.append([rec('one')]);
     const end = log.logEndOffset;
     fs.appendFileSync(path.join(dir, `${stem(0)}.log`), Buffer.from('garbage!'));
     const { offsets } = log.append([rec('two')]);
     expect(offsets).toEqual([end]);
-    expect(log.segmentBases()).toEqual([0n, end]);
-    expect(fs.statSync(path.join(dir, `${stem(0)}.log`)).size).toBe(Number(end));
+    expect(log.segmentBases()).toEqual([0n]);
+    expect(fs.statSync(path.join(dir, `${stem(0)}.log`)).size).toBe(Number(log.logEndOffset));
     expect(log.read(0n, { maxRecords: 5 }).map((r) => r.value.toString())).toEqual(['one', 'two']);
   });
 
