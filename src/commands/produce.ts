@@ -1,0 +1,100 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { ExitCode, renderExitCodeTable } from '../cli/exit-codes.js';
+import { connectionFlags } from '../cli/flags.js';
+
+export default class Produce extends BaseCommand {
+  static override summary = 'Produce records from stdin or files, one per line (or JSONL envelopes).';
+
+  static override description = `Each input line is one record (bytes as they are, split on \\n; empty lines are skipped). With -K the line is split at the first delimiter into key and value (a line without it has no key); -k gives every record the same key; -H name=value adds a header to every record (repeatable; order and duplicates are kept; headers need a crater broker, otherwise nothing is sent).
+
+--input jsonl reads exactly the envelope \`crater consume --json\` prints: key, value and headers with per-field encodings (utf8, base64, hex), so a consume | produce round trip is byte-exact. topic, partition, offset and timestamp in the envelope are ignored: the broker picks the partition from the key and stamps the time.
+
+Without --batch each record is one PRODUCE, awaited in order. --batch N groups N records per PRODUCE_BATCH and splits further so no frame exceeds --max-frame-size (the broker's limit, 1 MiB by default).
+
+Output: nothing on stdout, a summary on stderr (a spinner on a terminal). --json prints one delivery report per record on stdout as JSON lines: {index, source, line, topic, partition, offset} or {index, source, line, topic, error:{code, message}}. A failed record (malformed line, too large, broker error, the unsent tail of a partial batch) is reported with its input line and the others still go out; the command then exits 1.
+
+Exit codes:
+${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
+
+  static override examples = [
+    'echo hello | <%= config.bin %> <%= command.id %> orders',
+    "<%= config.bin %> <%= command.id %> orders keys.txt -K : -H source=cli",
+    '<%= config.bin %> consume orders -e --json | <%= config.bin %> <%= command.id %> orders-copy --input jsonl --batch 1000',
+  ];
+
+  static override strict = false;
+
+  static override args = {
+    topic: Args.string({ description: 'Topic to produce to.', required: true, ignoreStdin: true }),
+    file: Args.string({ description: 'Input files ("-" for stdin); stdin when none.', ignoreStdin: true }),
+  };
+
+  static override flags = {
+    ...connectionFlags(),
+    'key-delimiter': Flags.string({ char: 'K', description: 'Split each line into key and value at the first DELIM.', helpValue: 'DELIM', exclusive: ['key'] }),
+    key: Flags.string({ char: 'k', description: 'Key for every record.' }),
+    header: Flags.string({ char: 'H', description: 'Header name=value for every record (repeatable).', multiple: true }),
+    input: Flags.string({ description: 'Input format.', options: ['lines', 'jsonl'], default: 'lines' }),
+    batch: Flags.integer({ description: 'Records per PRODUCE_BATCH (1..10000); default: one PRODUCE per record.', min: 1, max: 10_000 }),
+    'max-frame-size': Flags.integer({ description: "Largest frame to send (the broker's limit).", default: 1_048_576, min: 64 }),
+    codec: Flags.string({ description: 'Compression the broker applies to stored values.', options: ['none', 'gzip', 'snappy'], default: 'none' }),
+  };
+
+  async run(): Promise<undefined> {
+    const { args, argv, flags } = await this.parse(Produce);
+    const jsonl = flags.input === 'jsonl';
+    if (jsonl && (flags.key !== undefined || flags['key-delimiter'] !== undefined || flags.header !== undefined)) {
+      this.fail(ExitCode.USAGE, '--input jsonl takes keys and headers from the envelope; drop -k, -K and -H');
+    }
+    if (flags['key-delimiter'] === '') this.fail(ExitCode.USAGE, '--key-delimiter must not be empty');
+    const { parseHeaderFlag, readInputLines } = await import('../cli/line-input.js');
+    const { ProduceRunner, recordsFromLines } = await import('../cli/producing.js');
+    const { connectOptions } = await import('../cli/connect.js');
+    const { connect } = await import('../client/index.js');
+    const { createSpinner } = await import('../cli/terminal.js');
+    const { produceSummary, deliveryFailureLine } = await import('../cli/render/records.js');
+    const headers = flags.header?.map(parseHeaderFlag);
+    const client = await connect({ ...connectOptions(flags), maxRequestFrameSize: flags['max-frame-size'] });
+    const spinner = await createSpinner(`producing to ${args.topic}`);
+    const started = performance.now();
+    try {
+      if (headers && headers.length > 0 && !client.isCrater) {
+        this.fail(ExitCode.FAILURE, `record headers need a crater broker; ${client.address} is ${client.serverName ?? 'a broker that did not identify itself'}, nothing was sent`);
+      }
+      const writer = this.jsonEnabled() ? this.jsonLines() : undefined;
+      const runner = new ProduceRunner(
+        client,
+        { topic: args.topic, batch: flags.batch, maxFrameBytes: flags['max-frame-size'], codec: flags.codec as 'none', timeoutMs: flags.timeout },
+        async (d) => {
+          if (d.error) this.diag(deliveryFailureLine(d, this.stderrChalk));
+          if (writer) await writer.write(d);
+          spinner.text = `producing to ${args.topic}: ${runner.stats.delivered} records`;
+        },
+      );
+      spinner.start();
+      const files = (argv as string[]).slice(1);
+      const records = recordsFromLines(readInputLines(files), {
+        input: jsonl ? 'jsonl' : 'lines',
+        keyDelimiter: flags['key-delimiter'] === undefined ? undefined : Buffer.from(flags['key-delimiter'], 'utf8'),
+        key: flags.key === undefined ? undefined : Buffer.from(flags.key, 'utf8'),
+        headers,
+      });
+      // SIGINT is left to the base command (exit 130 at once): every record acked so far has been reported.
+      for await (const p of records) await runner.add(p);
+      await runner.flush();
+      spinner.stop();
+      writer?.detach();
+      this.diag(produceSummary(args.topic, runner.stats, performance.now() - started, this.stderrChalk));
+      if (runner.stats.failed.length > 0) this.setExitCode(ExitCode.FAILURE);
+    } finally {
+      spinner.stop();
+      await client.close();
+    }
+    return undefined;
+  }
+
+  protected override logJson(json: unknown): void {
+    if (json !== undefined) super.logJson(json);
+  }
+}
