@@ -8,6 +8,7 @@
 import { BrokerError, CraterError, UsageError } from '../errors.js';
 import type { Client, ProducerRecord } from '../client/index.js';
 import type { RecordHeader } from '../protocol/headers.js';
+import { Caps } from '../protocol/limits.js';
 import { parseEnvelope } from './render/envelope.js';
 import { type InputLine, splitKey } from './line-input.js';
 
@@ -79,6 +80,15 @@ function isRecordError(error: unknown): error is CraterError {
   return error instanceof BrokerError || (error instanceof CraterError && (error.code === 'ERR_USAGE' || error.code === 'ERR_FRAME_TOO_LARGE'));
 }
 
+/** The wire caps a key or value at 64 KiB; checked per record so one oversized record fails alone. */
+function fieldTooLarge(r: ProducerRecord): string | undefined {
+  for (const [name, v] of [['key', r.key], ['value', r.value]] as const) {
+    const n = v === undefined ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length;
+    if (n > Caps.default) return `${name} is ${n} bytes, over the cap of ${Caps.default}`;
+  }
+  return undefined;
+}
+
 function errorJson(error: CraterError): { code: string; message: string } {
   return { code: error.code, message: error.message };
 }
@@ -113,6 +123,11 @@ export class ProduceRunner {
     const sendable = pending.filter((p) => p.record !== undefined && p.error === undefined);
     const withHeaders = sendable.some((p) => (p.record!.headers?.length ?? 0) > 0);
     const fits = sendable.filter((p) => {
+      const tooBig = fieldTooLarge(p.record!);
+      if (tooBig) {
+        outcome.set(p.index, new UsageError(`${tooBig}; not sent`));
+        return false;
+      }
       const frame = overhead + batchEntrySize(p.record!, withHeaders);
       if (frame <= this.options.maxFrameBytes) return true;
       outcome.set(p.index, new UsageError(`record needs a ${frame}-byte frame, over the ${this.options.maxFrameBytes}-byte limit; not sent`));
@@ -121,18 +136,19 @@ export class ProduceRunner {
     const tagged = fits.map((p) => ({ ...p.record!, pending: p }));
     const chunks = splitBatch(tagged, { maxFrameBytes: this.options.maxFrameBytes, maxRecords: this.options.batch, topic: this.options.topic });
     for (const chunk of chunks) {
-      this.stats.requests += 1;
       try {
         const result = await this.client.produceBatch(this.options.topic, chunk.map((t) => t.pending.record!), {
           codec: this.options.codec,
           timeoutMs: this.options.timeoutMs,
         });
+        this.stats.requests += 1;
         chunk.forEach((t, i) => {
           const ack = result.acks[i];
           outcome.set(t.pending.index, ack ?? result.error ?? new UsageError('the broker acknowledged fewer records than were sent'));
         });
       } catch (error) {
         if (!isRecordError(error)) throw error;
+        if (error instanceof BrokerError) this.stats.requests += 1;
         for (const t of chunk) outcome.set(t.pending.index, error);
       }
     }
@@ -141,6 +157,8 @@ export class ProduceRunner {
 
   async #sendOne(p: PendingRecord): Promise<{ partition: number; offset: bigint } | CraterError> {
     if (p.error || !p.record) return p.error ?? new UsageError('no record');
+    const tooBig = fieldTooLarge(p.record);
+    if (tooBig) return new UsageError(`${tooBig}; not sent`);
     this.stats.requests += 1;
     const opts = { codec: this.options.codec, timeoutMs: this.options.timeoutMs };
     try {
