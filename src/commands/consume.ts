@@ -12,11 +12,11 @@ export default class Consume extends BaseCommand {
 
 --from beginning without --group reads with a fresh group "${DEFAULT_GROUP}-<random>" (which starts at offset 0) and deletes that group on exit. With --group it first rewinds that group on this topic: a side connection FETCHes once (dropping what it gets) and COMMITs each partition's earliest offset, then consumption starts there. A member of the group still connected elsewhere keeps its own position.
 
-Without --follow it polls with FETCH (record headers included on a crater broker); --follow uses SUBSCRIBE and the broker pushes records as they land (push frames carry no headers: "headers" is null). Records that arrived past --max-records, or after stdout's reader went away, are handed back to the group by committing their offsets (pull mode only).
+Without --follow it polls with FETCH (record headers included on a crater broker); --follow uses SUBSCRIBE and the broker pushes records as they land (push frames carry no headers: "headers" is null). Records that arrived past --max-records, or after stdout's reader went away, are handed back to the group by committing their offsets (pull mode only: with --follow the broker has already committed what it pushed).
 
 -e stops once every partition reaches the end offset (LIST_OFFSETS latest) seen at start. --idle-timeout stops after that long without a record.
 
-Output: -f/--format as in kcat: %t topic, %p partition, %o offset, %T timestamp (ms), %k key, %s value, %h headers (name=value,...), %K/%S key/value length, %% a percent, escapes \\n \\t \\r \\0 \\\\; keys and values are raw bytes (default "%s\\n"). --json prints one envelope per line: {topic, partition, offset, timestamp, key, value, headers:[{name, value}]}, each byte field {"utf8":...}, {"base64":...} or {"hex":...}, key null when absent; \`crater produce --input jsonl\` reads it back byte for byte. A summary goes to stderr. \`| head -1\` exits quietly (0).
+Output: -f/--format as in kcat: %t topic, %p partition, %o offset, %T timestamp (ms), %k key, %s value, %h headers (name=value,...), %K/%S key/value length, %% a percent, escapes \\n \\t \\r \\0 \\\\; keys and values are raw bytes (default "%s\\n"). --json prints one envelope per line: {topic, partition, offset, timestamp, key, value, headers:[{name, value}]}, each byte field {"utf8":...}, {"base64":...} or {"hex":...}, key null when absent; \`crater produce --input jsonl\` reads it back byte for byte. A summary goes to stderr. \`| head -1\` exits quietly (0) at the next record written after the reader has gone.
 
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRUPTED'])}`;

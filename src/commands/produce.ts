@@ -67,7 +67,13 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
         client,
         { topic: args.topic, batch: flags.batch, maxFrameBytes: flags['max-frame-size'], codec: flags.codec as 'none', timeoutMs: flags.timeout },
         async (d) => {
-          if (d.error) this.diag(deliveryFailureLine(d, this.stderrChalk));
+          if (d.error) {
+            // The spinner owns the current stderr line; a failure line must not be drawn over.
+            const spinning = spinner.isSpinning;
+            spinner.stop();
+            this.diag(deliveryFailureLine(d, this.stderrChalk));
+            if (spinning) spinner.start();
+          }
           if (writer) await writer.write(d);
           spinner.text = `producing to ${args.topic}: ${runner.stats.delivered} records`;
         },
