@@ -22,6 +22,13 @@ export class Segment {
   size: number;
   /** When the segment started, in ms: `.meta`, else the log's mtime, else the time it was opened. */
   readonly createdAtMs: number;
+  /** Mean bytes per record seen by the last read here (0 before any): sizes the next read, nothing else. */
+  recordBytesHint = 0;
+  /**
+   * Bytes [0, verifiedEnd) are known whole in this process: this process wrote them (from memory whose CRCs it had
+   * just computed) or a read here verified them. Reads skip the payload CRC below it (segment-reader.ts).
+   */
+  verifiedEnd = 0;
   private readonly fd: number;
   private timeIndex: TimeIndex | undefined;
   private inflightSyncs = 0;
@@ -79,6 +86,7 @@ export class Segment {
   /** Appends `buf[off, off+len)` at the tracked end. On a failure `size` still counts only what is known whole. */
   write(buf: Uint8Array, off: number, len: number): void {
     writeFullySync(this.fd, buf, off, len, this.size);
+    if (this.verifiedEnd === this.size) this.verifiedEnd += len;
     this.size += len;
   }
 
@@ -90,6 +98,7 @@ export class Segment {
   truncate(size: number): void {
     fs.ftruncateSync(this.fd, size);
     this.size = size;
+    if (this.verifiedEnd > size) this.verifiedEnd = size;
   }
 
   /** fsync of the log file only, as MoonMQ's request_sync does; the time index is fsynced at roll and close. */

@@ -19,7 +19,7 @@ import { type RecordHeader, readHeaders, writeHeaders } from '../headers.js';
 import { Caps } from '../limits.js';
 import { type MessageCodec, defineMessage } from '../message.js';
 import { Op } from '../opcodes.js';
-import type { Reader } from '../reader.js';
+import { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 import { headersBound, inEntry, strBound } from './field-path.js';
 
@@ -124,6 +124,16 @@ function encodeBatch(w: Writer, m: RecordBatch, withHeaders: boolean): void {
 }
 
 function decodeBatch(r: Reader, withHeaders: boolean): RecordBatch {
+  if (!withHeaders) {
+    const at = r.offset;
+    const rest = r.bytes(r.remaining, 'count');
+    // The strict decoder, over the same bytes with the same offsets, is what names the problem in malformed input.
+    return decodePlainBatch(rest) ?? strictDecodeBatch(new Reader(rest, 0, rest.length, -at), false);
+  }
+  return strictDecodeBatch(r, withHeaders);
+}
+
+function strictDecodeBatch(r: Reader, withHeaders: boolean): RecordBatch {
   const n = r.count('count', withHeaders ? MIN_RECORD_BYTES + 2 : MIN_RECORD_BYTES);
   const records = new Array<FetchedRecord>(n);
   let lastTopicBytes: Buffer | undefined;
@@ -151,6 +161,74 @@ function decodeBatch(r: Reader, withHeaders: boolean): RecordBatch {
     throw inEntry(err, `records[${i}]`);
   }
   return { records };
+}
+
+const TWO_32 = 2 ** 32;
+/** The largest high half of a u64 that still makes a safe integer. */
+const SAFE_HIGH = 0x1f_ffff;
+
+function u32At(b: Buffer, i: number): number {
+  return ((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0;
+}
+
+/** A u64 as bigint: one BigInt(number) when it fits 2^53 (offsets and timestamps do), cheaper than readBigUInt64BE. */
+function u64At(b: Buffer, i: number): bigint {
+  const high = u32At(b, i);
+  return high <= SAFE_HIGH ? BigInt(high * TWO_32 + u32At(b, i + 4)) : b.readBigUInt64BE(i);
+}
+
+/**
+ * The hot path of a header-less RECORD_BATCH: the same checks as the strict decoder (count fits, every length within
+ * its cap and the bytes left) on raw indices, with no Reader calls and no topic view per entry. Returns undefined at
+ * the first failed check and leaves the error to the strict decoder.
+ */
+function decodePlainBatch(b: Buffer): RecordBatch | undefined {
+  const end = b.length;
+  if (end < 4) return undefined;
+  const n = u32At(b, 0);
+  if (n > Math.floor((end - 4) / MIN_RECORD_BYTES)) return undefined;
+  const records = new Array<FetchedRecord>(n);
+  const cap = Caps.default;
+  let p = 4;
+  let topicStart = -1;
+  let topicLen = -1;
+  let topic = '';
+  for (let i = 0; i < n; i++) {
+    if (end - p < 4) return undefined;
+    const tLen = u32At(b, p);
+    p += 4;
+    if (tLen > cap || tLen > end - p) return undefined;
+    if (tLen !== topicLen || !sameRange(b, p, topicStart, tLen)) {
+      topic = b.toString('utf8', p, p + tLen);
+      topicStart = p;
+      topicLen = tLen;
+    }
+    p += tLen;
+    if (end - p < 24) return undefined;
+    const partition = u32At(b, p);
+    const offset = u64At(b, p + 4);
+    const timestamp = u64At(b, p + 12);
+    const kLen = u32At(b, p + 20);
+    p += 24;
+    if (kLen > cap || kLen > end - p) return undefined;
+    const key = b.subarray(p, p + kLen);
+    p += kLen;
+    if (end - p < 4) return undefined;
+    const vLen = u32At(b, p);
+    p += 4;
+    if (vLen > cap || vLen > end - p) return undefined;
+    const value = b.subarray(p, p + vLen);
+    p += vLen;
+    records[i] = { topic, partition, offset, timestamp, key, value };
+  }
+  return { records };
+}
+
+/** Whether `b[a, a+len)` equals `b[c, c+len)`. */
+function sameRange(b: Buffer, a: number, c: number, len: number): boolean {
+  if (a === c) return true;
+  for (let i = 0; i < len; i++) if (b[a + i] !== b[c + i]) return false;
+  return true;
 }
 
 /** RECORD_BATCH as MoonMQ sends it: no header blocks. */
