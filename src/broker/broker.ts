@@ -19,6 +19,7 @@ import { type ProducerStateOptions, ProducerStateRuntime } from './producer-stat
 import { type CloseReason, ServerConnection } from './server-connection.js';
 import { storageLogFactory } from './storage-log-factory.js';
 import { type Topic, TopicRegistry } from './topics.js';
+import { TransactionCoordinator } from './transactions/coordinator.js';
 
 export type { BrokerCore, ConsumerRuntime, Logger } from './core.js';
 
@@ -56,6 +57,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
   identity = { name: 'crater', version: '0.0.0' };
   consumer: ConsumerRuntime | undefined;
   producerState!: ProducerStateRuntime;
+  readonly transactions: TransactionCoordinator;
   private readonly producerStateOptions: ProducerStateOptions | undefined;
   private readonly clock: () => bigint;
   private readonly cleaner: RetentionCleaner;
@@ -81,7 +83,9 @@ export class Broker implements BrokerCore, AsyncDisposable {
       retentionMs: this.config.retentionMs,
       now: () => Number(this.clock()),
       logger: this.logger,
+      afterPass: () => this.transactions.pruneAbortIndex(),
     });
+    this.transactions = new TransactionCoordinator(this, this.config.transactions);
     this.server = net.createServer((socket) => this.accept(socket));
   }
 
@@ -167,6 +171,8 @@ export class Broker implements BrokerCore, AsyncDisposable {
       this.producerState = ProducerStateRuntime.open(this, this.producerStateOptions);
       this.consumer = createConsumerRuntime(this);
       await this.consumer?.start();
+      // After the offset store: rolling a PREPARE_COMMIT forward applies its buffered offsets.
+      await this.transactions.start();
       this.cleaner.start();
       await new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
@@ -177,6 +183,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
       });
     } catch (err) {
       await this.cleaner.stop();
+      await this.transactions.stop().catch(() => undefined);
       await this.producerState?.stop().catch(() => undefined);
       await this.consumer?.stop().catch(() => undefined);
       await this.topics.closeAll().catch(() => undefined);
@@ -210,6 +217,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
     await Promise.all([...this.connections].map((c) => c.drainAndClose()));
     await closed;
     try {
+      await this.transactions.stop();
       await this.producerState.stop();
       await this.consumer?.stop();
     } finally {

@@ -22,6 +22,8 @@ export interface CleanerOptions {
   /** Wall clock in ms; the broker's (tests pin it). */
   now: () => number;
   logger: Logger;
+  /** After a pass that deleted segments (the transaction coordinator prunes its abort index then). */
+  afterPass?: ((pass: CleanerPass) => Promise<unknown>) | undefined;
 }
 
 export interface CleanerPass {
@@ -98,6 +100,11 @@ export class RetentionCleaner {
       }
     }
     for (const name of this.lastRun.keys()) if (!live.has(name)) this.lastRun.delete(name);
+    if (result.deletedSegments > 0 && this.options.afterPass) {
+      await this.options.afterPass(result).catch((err: unknown) => {
+        this.options.logger.warn('after-cleaner hook failed', { error: err instanceof Error ? err.message : String(err) });
+      });
+    }
     return result;
   }
 

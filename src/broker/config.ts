@@ -5,6 +5,7 @@
 import { DEFAULT_MAX_FRAME_SIZE, Limits } from '../protocol/limits.js';
 import type { ConsumerRuntimeOptions } from './consumer/index.js';
 import type { Logger } from './core.js';
+import type { TransactionOptions } from './transactions/coordinator.js';
 
 export type AcksMode = 'none' | 'leader';
 
@@ -52,6 +53,8 @@ export interface BrokerOptions {
   clock?: () => bigint;
   /** Consumer-side timers and limits (group session, reaper, push interval, max deliveries, …). */
   consumer?: ConsumerRuntimeOptions;
+  /** Transaction timeout and the test-only crash hook (transactions/coordinator.ts). */
+  transactions?: TransactionOptions | undefined;
 }
 
 export interface BrokerConfig {
@@ -75,6 +78,7 @@ export interface BrokerConfig {
   readonly cleanerTickMs: number;
   readonly cleanerIntervalMs: number | undefined;
   readonly consumer: ConsumerRuntimeOptions | undefined;
+  readonly transactions: TransactionOptions | undefined;
 }
 
 export const BrokerDefaults = {
@@ -124,5 +128,6 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     cleanerTickMs: positive('cleanerTickMs', options.cleanerTickMs, BrokerDefaults.cleanerTickMs),
     cleanerIntervalMs: options.cleanerIntervalMs === undefined ? undefined : positive('cleanerIntervalMs', options.cleanerIntervalMs, 0),
     consumer: options.consumer,
+    transactions: options.transactions,
   };
 }

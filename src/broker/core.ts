@@ -7,6 +7,7 @@ import type { Authenticator } from './auth.js';
 import type { BrokerConfig } from './config.js';
 import type { ProducerStateRuntime } from './producer-state/runtime.js';
 import type { TopicRegistry } from './topics.js';
+import type { TransactionCoordinator } from './transactions/coordinator.js';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -50,6 +51,8 @@ export interface BrokerCore {
   readonly consumer: ConsumerRuntime | undefined;
   /** Producer ids, epochs, sequence state and the `__producer_state` memos (replayed before the broker listens). */
   readonly producerState: ProducerStateRuntime;
+  /** Transactions: BEGIN/END_TXN, enrolment, markers, the abort index and each partition's LSO (semantics.md §10). */
+  readonly transactions: TransactionCoordinator;
 }
 
 /**

@@ -108,5 +108,16 @@ export function launchOptions(inputs: LaunchInputs, file: AppSettings = {}): Lau
     segmentBytes: inputs.segmentBytes ?? server.MaxSegmentSize,
     retentionMs: inputs.retention !== undefined ? parseRetentionMs(inputs.retention) : fileRetention,
     topics: inputs.topics && inputs.topics.length > 0 ? inputs.topics.map(parseTopicSpec) : fileTopics,
+    transactions: testCrashPoint(process.env.CRATER_TEST_CRASH_AT),
   };
+}
+
+/**
+ * TEST ONLY: CRATER_TEST_CRASH_AT=after-prepare-commit makes the broker SIGKILL itself right after a PREPARE_COMMIT
+ * is durable (test/integration/transactions-crash.test.ts checks the roll-forward at restart). Unset in real use.
+ */
+export function testCrashPoint(value: string | undefined): { crashAt: 'after-prepare-commit' } | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'after-prepare-commit') return { crashAt: value };
+  throw new UsageError(`CRATER_TEST_CRASH_AT must be after-prepare-commit (a test-only fault hook), got "${value}"`);
 }

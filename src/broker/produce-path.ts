@@ -36,22 +36,32 @@ function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-function toStore(codec: number, timestamp: bigint, r: IncomingRecord): RecordToStore {
-  return { attrs: codec, timestamp, key: r.key, value: compressValue(codec, r.value), headers: r.headers };
+/** Inside a transaction, records are stored with attrs 0x08 and the producer's pid and epoch. */
+export interface TransactionalMarks {
+  producerId: bigint;
+  epoch: number;
 }
 
-/**
- * Appends `records` in list order: each is partitioned (key hash or sticky), then one append call per touched
- * partition in order of first appearance, so a batch that succeeds costs one write per partition. On a failure the
- * remaining partitions append only the records before the first one that did not land, and records already written
- * to other partitions past it are truncated away again: the acks cover a list-order prefix and nothing after it is on disk,
- * so a client resending the tail duplicates nothing (seeds/000: "a failure part-way leaves the prefix").
- */
-export function appendRecords(broker: BrokerCore, topic: Topic, codec: number, records: readonly IncomingRecord[]): ProduceOutcome {
+function toStore(codec: number, timestamp: bigint, r: IncomingRecord, marks: TransactionalMarks | undefined): RecordToStore {
+  const stored: RecordToStore = { attrs: codec, timestamp, key: r.key, value: compressValue(codec, r.value), headers: r.headers };
+  if (marks) {
+    stored.producerId = marks.producerId;
+    stored.epoch = marks.epoch;
+  }
+  return stored;
+}
+
+/** Where each record of a produce goes: partition per record (list order) and the records per partition. */
+export interface AppendPlan {
+  assigned: Uint16Array;
+  /** partition id → list indexes, in order of first appearance. */
+  groups: Map<number, number[]>;
+}
+
+/** Partitions every record (key hash or sticky, advancing the sticky counter per record), appending nothing. */
+export function planAppend(broker: BrokerCore, topic: Topic, records: readonly IncomingRecord[]): AppendPlan {
   const n = records.length;
-  const partitions = topic.partitions;
-  const count = partitions.length;
-  const timestamp = broker.now();
+  const count = topic.partitions.length;
   const partitioner = broker.topics.partitioner;
   const assigned = new Uint16Array(n);
   const groups = new Map<number, number[]>();
@@ -62,6 +72,33 @@ export function appendRecords(broker: BrokerCore, topic: Topic, codec: number, r
     if (!g) groups.set(p, (g = []));
     g.push(i);
   }
+  return { assigned, groups };
+}
+
+/**
+ * Appends `records` in list order: each is partitioned (key hash or sticky), then one append call per touched
+ * partition in order of first appearance, so a batch that succeeds costs one write per partition. On a failure the
+ * remaining partitions append only the records before the first one that did not land, and records already written
+ * to other partitions past it are truncated away again: the acks cover a list-order prefix and nothing after it is on disk,
+ * so a client resending the tail duplicates nothing (seeds/000: "a failure part-way leaves the prefix").
+ */
+export function appendRecords(broker: BrokerCore, topic: Topic, codec: number, records: readonly IncomingRecord[]): ProduceOutcome {
+  return appendPlanned(broker, topic, codec, records, planAppend(broker, topic, records));
+}
+
+/** appendRecords for a plan made beforehand (a transaction enrols the plan's partitions in between). */
+export function appendPlanned(
+  broker: BrokerCore,
+  topic: Topic,
+  codec: number,
+  records: readonly IncomingRecord[],
+  plan: AppendPlan,
+  marks?: TransactionalMarks,
+): ProduceOutcome {
+  const n = records.length;
+  const partitions = topic.partitions;
+  const timestamp = broker.now();
+  const { assigned, groups } = plan;
   const offsets = new Array<bigint | undefined>(n);
   const toSync: PartitionLog[] = [];
   let error: Error | undefined;
@@ -76,7 +113,7 @@ export function appendRecords(broker: BrokerCore, topic: Topic, codec: number, r
     for (const i of indexes) {
       if (i >= bound) break;
       try {
-        batch.push(toStore(codec, timestamp, records[i]!));
+        batch.push(toStore(codec, timestamp, records[i]!, marks));
       } catch (err) {
         unencodable = asError(err);
         break;

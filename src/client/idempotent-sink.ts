@@ -56,6 +56,12 @@ export class IdempotentSink implements ProduceSink {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly producerName: string;
   private closed = false;
+  /**
+   * Set while a transaction is open (transaction.ts): a lost connection then fails the request instead of resuming
+   * on a new one, because the broker aborts a dropped connection's transaction and a resent record would land
+   * outside it.
+   */
+  holdSession = false;
 
   /**
    * `borrowed` (a client's connection) is used until it is lost and is never closed here; sessions opened through
@@ -74,6 +80,22 @@ export class IdempotentSink implements ProduceSink {
   /** The producer id and epoch of the current session, once the first send initialised it. */
   get producerIdentity(): ProducerIdentity | undefined {
     return this.identity && { ...this.identity };
+  }
+
+  /** True for a named (durable) producer, the only kind that can run transactions. */
+  get durable(): boolean {
+    return this.producerName !== '';
+  }
+
+  /**
+   * Runs `request` on the current session in order with sends (after INIT_PRODUCER_ID when needed); with `retry`,
+   * a lost reply is resent as sends are, on a resumed session once the connection is gone.
+   */
+  exclusive<T>(request: (session: Session, id: ProducerIdentity) => Promise<T>, retry: boolean): Promise<T> {
+    return this.serial(async () => {
+      const current = await this.ready();
+      return retry ? this.withRetries(current, request) : request(current.session, current.id);
+    });
   }
 
   /** The sequence the next record to `topic` gets. */
@@ -167,6 +189,7 @@ export class IdempotentSink implements ProduceSink {
         return await request(session, id);
       } catch (error) {
         if (!isLostReply(error) || attempt >= maxRetries) throw error;
+        if (session.conn.closed && this.holdSession) throw error;
         if (session.conn.closed) ({ session, id } = await this.resume(error as CraterError));
       }
     }
@@ -175,6 +198,7 @@ export class IdempotentSink implements ProduceSink {
   /** The current session and identity: a new connection and a new producer session after an unrecoverable loss. */
   private async ready(): Promise<{ session: Session; id: ProducerIdentity }> {
     if (!this.session || this.session.conn.closed) {
+      if (this.holdSession) throw new ConnectionError('the connection was lost, and the broker aborts the open transaction with it');
       if (!this.options.reconnect) throw new ConnectionError('the idempotent producer lost its connection');
       // A durable producer keeps its session (and sequences) when the broker lets it resume; else a new one starts.
       if (this.identity && this.producerName !== '') {

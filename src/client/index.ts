@@ -45,6 +45,7 @@ export {
   type SendOptions,
 } from './producer.js';
 export { IdempotentSink, type IdempotentSinkOptions } from './idempotent-sink.js';
+export { TransactionManager, type TransactionOffset, type TransactionState } from './transaction.js';
 export { splitBatch, batchEntrySize, batchOverhead, type SplitOptions } from './split-batch.js';
 export {
   decodeFetchReply,

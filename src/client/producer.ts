@@ -11,6 +11,7 @@ import { Limits } from '../protocol/limits.js';
 import { produce, produceBatch, type BatchResult, type ProduceAck, type ProducerRecord } from './produce-ops.js';
 import type { Session } from './session.js';
 import { splitBatch } from './split-batch.js';
+import { TransactionManager, type TransactionOffset, type TransactionState } from './transaction.js';
 
 export interface SendOptions {
   codec?: CodecId | CodecName | undefined;
@@ -68,6 +69,7 @@ export class DirectSink implements ProduceSink {
 
 export class Producer implements AsyncDisposable {
   private closed = false;
+  private txn: TransactionManager | undefined;
 
   constructor(
     private readonly sink: ProduceSink,
@@ -89,7 +91,48 @@ export class Producer implements AsyncDisposable {
 
   send(topic: string, record: ProducerRecord): Promise<ProduceAck> {
     if (this.closed) return Promise.reject(new UsageError('send on a closed producer'));
-    return this.sink.send(topic, record, this.sendOptions());
+    if (this.txn?.state === 'failed') return Promise.reject(this.txn.failedError());
+    const sent = this.sink.send(topic, record, this.sendOptions());
+    if (!this.txn?.isOpen) return sent;
+    return sent.catch((error: unknown) => {
+      this.txn?.markFailed(error as Error);
+      throw error;
+    });
+  }
+
+  // Transactions (a durable producer only: producerName)
+
+  /** 'none', 'open', or 'failed' (a request inside the transaction failed: only abort remains). */
+  get transactionState(): TransactionState {
+    return this.txn?.state ?? 'none';
+  }
+
+  /** BEGIN_TXN: the records sent until commit or abort become visible to read_committed readers together, or never. */
+  async beginTransaction(): Promise<void> {
+    if (this.closed) throw new UsageError('beginTransaction on a closed producer');
+    await this.transactions().begin();
+  }
+
+  /** END_TXN commit; throws when the broker aborted the transaction instead (a dropped connection, a timeout). */
+  async commitTransaction(): Promise<void> {
+    await this.transactions().commit();
+  }
+
+  /** END_TXN abort: nothing sent in the transaction reaches read_committed readers, and its offsets are dropped. */
+  async abortTransaction(): Promise<void> {
+    await this.transactions().abort();
+  }
+
+  /** TXN_OFFSET_COMMIT: the group's offsets are committed with the transaction (consume-transform-produce). */
+  async sendOffsetsToTransaction(group: string, offsets: readonly TransactionOffset[]): Promise<void> {
+    await this.transactions().sendOffsets(group, offsets);
+  }
+
+  private transactions(): TransactionManager {
+    if (this.txn) return this.txn;
+    if (!(this.sink instanceof IdempotentSink)) throw new UsageError('transactions need a durable producer: give the producer a producerName');
+    this.txn = new TransactionManager(this.sink);
+    return this.txn;
   }
 
   /**
@@ -100,6 +143,7 @@ export class Producer implements AsyncDisposable {
    */
   async sendBatch(topic: string, records: readonly ProducerRecord[]): Promise<BatchResult> {
     if (this.closed) throw new UsageError('sendBatch on a closed producer');
+    if (this.txn?.state === 'failed') throw this.txn.failedError();
     if (records.length === 0) return { acks: [] };
     const chunks = splitBatch(records, {
       topic,
@@ -112,11 +156,15 @@ export class Producer implements AsyncDisposable {
       try {
         result = await this.sink.sendBatch(topic, chunk, this.sendOptions());
       } catch (error) {
+        this.txn?.markFailed(error as Error);
         if (acks.length === 0) throw error;
         return { acks, error: error as BatchResult['error'] };
       }
       for (const ack of result.acks) acks.push(ack);
-      if (result.error) return { acks, error: result.error };
+      if (result.error) {
+        this.txn?.markFailed(result.error);
+        return { acks, error: result.error };
+      }
     }
     return { acks };
   }

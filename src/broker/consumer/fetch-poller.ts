@@ -2,7 +2,7 @@
  * One poll over the partitions a consumer reads (semantics.md §11): for each partition, read from its cursor while
  * fewer than `allowance` data records were taken and the offset is below the read ceiling, stopping the whole poll
  * at `maxRecords` (or at the byte budget, so a reply stays well under the client's 16 MiB frame limit).
- * Control records are stepped over and never counted. Values are decompressed here, so every value that leaves the
+ * Control records, and under read_committed the records of aborted transactions, are stepped over and never counted. Values are decompressed here, so every value that leaves the
  * poll is plaintext. The poll reads only; the caller moves the cursors once the records were handed to the send layer.
  */
 import { CodecError, decompressValue } from '../../protocol/compression.js';
@@ -21,6 +21,8 @@ export interface PollTarget {
   cursor: bigint;
   /** The read ceiling: the LEO, or min(LEO, LSO) under read_committed. */
   ceiling: bigint;
+  /** read_committed only, and only when the partition has aborted ranges: true for a record to skip. */
+  isAborted?: ((offset: bigint, producerId: bigint, epoch: number) => boolean) | undefined;
 }
 
 export interface PolledPartition {
@@ -88,6 +90,10 @@ function pollPartition(target: PollTarget, opts: PollOptions, result: PollResult
     for (const rec of batch) {
       if (rec.offset >= ceiling) break outer;
       if (rec.attrs & RecordAttr.CONTROL) {
+        cursor = rec.nextOffset;
+        continue;
+      }
+      if (target.isAborted && rec.attrs & RecordAttr.TRANSACTIONAL && target.isAborted(rec.offset, rec.producerId!, rec.epoch!)) {
         cursor = rec.nextOffset;
         continue;
       }

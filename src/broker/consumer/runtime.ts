@@ -178,14 +178,16 @@ export class ConsumerService implements ConsumerRuntime {
       for (const partition of ids) {
         const log = topic.partitions[partition - 1];
         if (!log) continue;
+        const txns = this.broker.transactions;
         targets.push({
           topic: name,
           topicBytes,
           partition,
           log,
           cursor: this.position(group, name, partition),
-          // No transaction coordinator yet, so LSO = LEO and read_committed reads to the same ceiling.
-          ceiling: log.logEndOffset,
+          // read_committed stops at the LSO and skips aborted transactional records (semantics.md §10).
+          ceiling: s.readCommitted ? txns.lso(name, partition, log) : log.logEndOffset,
+          isAborted: s.readCommitted ? txns.abortFilter(name, partition) : undefined,
         });
       }
     }

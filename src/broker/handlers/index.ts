@@ -2,11 +2,13 @@
 import { Op } from '../../protocol/opcodes.js';
 import type { BrokerHandler } from '../handler-registry.js';
 import { handler as alterTopicConfig } from './alter-topic-config.js';
+import { handler as beginTxn } from './begin-txn.js';
 import { handler as auth } from './auth.js';
 import { handler as createPartitions } from './create-partitions.js';
 import { handler as createTopic } from './create-topic.js';
 import { handler as deleteTopic } from './delete-topic.js';
 import { handler as describeTopic } from './describe-topic.js';
+import { handler as endTxn } from './end-txn.js';
 import { handler as hello } from './hello.js';
 import { handler as identify } from './identify.js';
 import { handler as initProducerId } from './init-producer-id.js';
@@ -15,6 +17,7 @@ import { handler as listTopics } from './list-topics.js';
 import { handler as produceBatch } from './produce-batch.js';
 import { handler as produceIdempotent } from './produce-idempotent.js';
 import { handler as produce } from './produce.js';
+import { handler as txnOffsetCommit } from './txn-offset-commit.js';
 
 export const coreHandlers: ReadonlyArray<readonly [number, BrokerHandler]> = [
   [Op.HELLO, hello],
@@ -31,4 +34,7 @@ export const coreHandlers: ReadonlyArray<readonly [number, BrokerHandler]> = [
   [Op.PRODUCE_BATCH, produceBatch],
   [Op.INIT_PRODUCER_ID, initProducerId],
   [Op.PRODUCE_IDEMPOTENT, produceIdempotent],
+  [Op.BEGIN_TXN, beginTxn],
+  [Op.END_TXN, endTxn],
+  [Op.TXN_OFFSET_COMMIT, txnOffsetCommit],
 ];

@@ -1,6 +1,7 @@
 /**
- * LIST_OFFSETS: bounds per partition (earliest = log start, latest = high watermark = LSO = LEO until transactions
- * land; HWM_EXACT, LSO_KNOWN and LOCAL set) and, in timestamp mode, the first offset at or after the timestamp.
+ * LIST_OFFSETS: bounds per partition (earliest = log start, latest = high watermark = LEO, lso = the lowest first
+ * offset of the unresolved transactions touching the partition, else the LEO; HWM_EXACT, LSO_KNOWN and LOCAL set)
+ * and, in timestamp mode, the first offset at or after the timestamp.
  */
 import { decodePayload } from '../../protocol/message.js';
 import { type OffsetForTime, OffsetsReply, ListOffsetsRequest, type PartitionOffsets } from '../../protocol/messages/list-offsets.js';
@@ -15,7 +16,8 @@ export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payl
   const topic = broker.topics.requireTopic(request.topic);
   const partitions: PartitionOffsets[] = topic.partitions.map((log, i) => {
     const latest = log.logEndOffset;
-    return { partition: i + 1, earliest: log.logStartOffset, latest, highWatermark: latest, lso: latest, flags: BOUNDS_FLAGS };
+    const lso = broker.transactions.lso(topic.name, i + 1, log);
+    return { partition: i + 1, earliest: log.logStartOffset, latest, highWatermark: latest, lso, flags: BOUNDS_FLAGS };
   });
   let forTimes: OffsetForTime[] | undefined;
   if (request.mode === ListOffsetsMode.TIMESTAMP) {

@@ -11,7 +11,8 @@ import type { ProduceBatch, ProduceBatchAck } from '../../protocol/messages/prod
 import type { ProduceAck } from '../../protocol/messages/produce.js';
 import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from '../core.js';
 import { type ConnectionHandle, HandlerError } from '../handler.js';
-import { type IncomingRecord, appendRecords, checkCodec, syncAll } from '../produce-path.js';
+import { type IncomingRecord, type TransactionalMarks, appendPlanned, checkCodec, planAppend, syncAll } from '../produce-path.js';
+import type { Topic } from '../topics.js';
 import { type ProducerBinding, bindingOf, stateFor } from './runtime.js';
 import { type SequenceState, afterBatch, afterSingle, checkBatch, checkSingle, lastSeqOf, nextSeq } from './sequence-table.js';
 
@@ -58,18 +59,44 @@ interface Applied {
   work: Promise<unknown>;
 }
 
-/** Appends fresh records, records the new state and starts the data and memo syncs together. */
+/**
+ * Appends fresh records, records the new state and starts the data and memo syncs together. Inside the
+ * connection's transaction the records are transactional, and partitions the transaction has not touched yet are
+ * enrolled (persisted) first: the result is then a promise, and the handler holds later frames until it settles.
+ */
 function apply(
   broker: BrokerCore,
+  conn: ConnectionHandle,
   binding: ProducerBinding,
   topicName: string,
   codec: number,
   records: readonly IncomingRecord[],
   nextState: (acks: ProduceAck[]) => SequenceState,
-): Applied {
+): Applied | Promise<Applied> {
   checkCodec(codec);
   const topic = broker.topics.requireTopic(topicName);
-  const { acks, error, toSync } = appendRecords(broker, topic, codec, records);
+  const txn = broker.transactions.activeFor(conn, binding);
+  const plan = planAppend(broker, topic, records);
+  if (!txn) return write(broker, binding, topic, codec, records, nextState, plan, undefined);
+  const marks = { producerId: binding.producerId, epoch: binding.epoch };
+  const partitions = [...plan.groups.keys()].map((partition) => ({ partition, log: topic.partitions[partition - 1]! }));
+  const enrolled = broker.transactions.enrol(txn, topicName, partitions);
+  if (!enrolled) return write(broker, binding, topic, codec, records, nextState, plan, marks);
+  return enrolled.then(() => write(broker, binding, topic, codec, records, nextState, plan, marks));
+}
+
+function write(
+  broker: BrokerCore,
+  binding: ProducerBinding,
+  topic: Topic,
+  codec: number,
+  records: readonly IncomingRecord[],
+  nextState: (acks: ProduceAck[]) => SequenceState,
+  plan: ReturnType<typeof planAppend>,
+  marks: TransactionalMarks | undefined,
+): Applied {
+  const topicName = topic.name;
+  const { acks, error, toSync } = appendPlanned(broker, topic, codec, records, plan, marks);
   if (acks.length === 0) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
   const state = nextState(acks);
   let memo: Promise<unknown>;
@@ -112,8 +139,8 @@ export function produceIdempotentBatch(
     return replyAfter(conn, state!.durable ?? Promise.resolve(), () => send({ acks, errorCode: ErrorCode.NONE, errorMessage: '' }), op, correl);
   }
   const epoch = binding.epoch;
-  const { acks, error, work } = apply(broker, binding, request.topic, request.codec, request.records, (a) => afterBatch(baseSeq, epoch, a));
-  return replyAfter(
+  const applied = apply(broker, conn, binding, request.topic, request.codec, request.records, (a) => afterBatch(baseSeq, epoch, a));
+  const respond = ({ acks, error, work }: Applied): Promise<void> | undefined => replyAfter(
     conn,
     work,
     (memoError) => {
@@ -128,6 +155,7 @@ export function produceIdempotentBatch(
     op,
     correl,
   );
+  return applied instanceof Promise ? applied.then(respond) : respond(applied);
 }
 
 export interface IdempotentRecord extends IdempotentHeader {
@@ -156,9 +184,12 @@ export function produceIdempotentSingle(
     return replyAfter(conn, state!.durable ?? Promise.resolve(), () => send({ partition: ack.partition, offset: ack.offset }), op, correl);
   }
   const epoch = binding.epoch;
-  const { acks, work } = apply(broker, binding, request.topic, request.codec, [request], (a) => afterSingle(request.seq, epoch, a[0]!));
-  const failIfMemoLost = work.then((memoError) => {
-    if (memoError) throw new HandlerError(ErrorCode.INTERNAL, `record appended at ${acks[0]!.offset}, but ${memoFailure(memoError)}`);
-  });
-  return replyAfter(conn, failIfMemoLost, () => send(acks[0]!), op, correl);
+  const applied = apply(broker, conn, binding, request.topic, request.codec, [request], (a) => afterSingle(request.seq, epoch, a[0]!));
+  const respond = ({ acks, work }: Applied): Promise<void> | undefined => {
+    const failIfMemoLost = work.then((memoError) => {
+      if (memoError) throw new HandlerError(ErrorCode.INTERNAL, `record appended at ${acks[0]!.offset}, but ${memoFailure(memoError)}`);
+    });
+    return replyAfter(conn, failIfMemoLost, () => send(acks[0]!), op, correl);
+  };
+  return applied instanceof Promise ? applied.then(respond) : respond(applied);
 }
