@@ -1,0 +1,134 @@
+/**
+ * A broker crash between PREPARE_COMMIT and the COMMIT markers (semantics.md §10 crash recovery). The broker runs
+ * in a child process (`crater broker start`, from the build) with the test-only fault hook
+ * CRATER_TEST_CRASH_AT=after-prepare-commit, which SIGKILLs it right after PREPARE_COMMIT is durable. A second
+ * broker on the same data dir (without the hook) must roll the transaction forward: markers written, the buffered
+ * offsets applied, the records visible to read_committed. The producer's END_TXN, resent on a resumed session,
+ * is answered OK because the commit decision was already taken.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Client, connect } from '../../src/client/client.js';
+import { IdempotentSink } from '../../src/client/idempotent-sink.js';
+import { Producer } from '../../src/client/producer.js';
+import { openSession } from '../../src/client/session.js';
+import { RecordAttr, decodeControlValue } from '../../src/storage/record.js';
+import { SegmentedLog } from '../../src/storage/segmented-log.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+interface ChildBroker {
+  child: ChildProcess;
+  address: string;
+  exited: Promise<NodeJS.Signals | null>;
+}
+
+let dataDir: string | undefined;
+let current: ChildBroker | undefined;
+const clients: Client[] = [];
+
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+  if (current) {
+    current.child.kill('SIGKILL');
+    await current.exited;
+  }
+  current = undefined;
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+});
+
+function startChild(dir: string, crashAt?: string): Promise<ChildBroker> {
+  const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
+  delete env.CRATER_TEST_CRASH_AT;
+  if (crashAt) env.CRATER_TEST_CRASH_AT = crashAt;
+  const args = [path.join(root, 'bin/run.js'), 'broker', 'start', '--data-dir', dir, '--port', '0', '--topic', 'orders:2'];
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`broker did not start within 15 s: ${stderr}`)), 15_000);
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /CRATER_BROKER=(\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, address: m[1]!, exited });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`broker exited with ${code} before listening: ${stderr}`));
+    });
+  });
+}
+
+describe('crash after PREPARE_COMMIT', () => {
+  it('rolls the transaction forward on restart and the resent END_TXN commit is answered OK', async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-txn-crash-'));
+    const dir = dataDir;
+    current = await startChild(dir, 'after-prepare-commit');
+    const crashing = current;
+    const sink = new IdempotentSink(undefined, {
+      producerName: 'crash',
+      reconnect: () => openSession({ broker: current!.address, timeoutMs: 5_000 }),
+      reconnectAttempts: 60,
+    });
+    const producer = new Producer(sink);
+    const records = Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `v${i}` }));
+    let signal: NodeJS.Signals | null = null;
+    try {
+      await producer.beginTransaction();
+      const { acks, error } = await producer.sendBatch('orders', records);
+      expect(error).toBeUndefined();
+      expect(acks).toHaveLength(10);
+      await producer.sendOffsetsToTransaction('billing', [{ topic: 'orders', partition: 1, offset: 42n }]);
+      // The broker kills itself once PREPARE_COMMIT is durable; restart it (without the hook) as soon as it is gone.
+      const restarted = crashing.exited.then(async (s) => {
+        signal = s;
+        current = await startChild(dir);
+      });
+      await producer.commitTransaction();
+      await restarted;
+    } finally {
+      await producer.close();
+    }
+    expect(signal).toBe('SIGKILL');
+
+    const c = await connect({ broker: current!.address, timeoutMs: 5_000 });
+    clients.push(c);
+    const { records: committed } = await c.fetch('orders', 'reader', { maxRecords: 100, isolation: 'read_committed' });
+    expect(committed.map((r) => r.value.toString()).sort()).toEqual(records.map((r) => r.value).sort());
+    const group = await c.describeGroup('billing');
+    expect(group.offsets).toEqual([{ topic: 'orders', partition: 1, offset: 42n }]);
+    for (const p of (await c.listOffsets('orders')).partitions) expect(p.lso).toBe(p.latest);
+
+    // On disk: every partition the batch touched ends with exactly one COMMIT marker for the producer.
+    current.child.kill('SIGTERM');
+    await current.exited;
+    current = undefined;
+    const touched = new Set<number>();
+    for (let p = 1; p <= 2; p++) {
+      const log = await SegmentedLog.open(path.join(dir, 'orders', `partition-${p}`));
+      try {
+        const stored = log.read(0n, { maxRecords: 1_000 });
+        const markers = stored.filter((r) => r.attrs & RecordAttr.CONTROL).map((r) => decodeControlValue(r.value));
+        if (stored.some((r) => r.attrs & RecordAttr.TRANSACTIONAL)) {
+          touched.add(p);
+          expect(markers).toHaveLength(1);
+          expect(markers[0]!.marker).toBe(1);
+          expect(stored[stored.length - 1]!.attrs & RecordAttr.CONTROL).toBe(RecordAttr.CONTROL);
+        }
+      } finally {
+        await log.close();
+      }
+    }
+    expect(touched.size).toBeGreaterThan(0);
+  });
+});
