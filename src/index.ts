@@ -1,6 +1,7 @@
 /**
  * crater's public library API. Every export is named here on purpose: what is not listed is internal and may change.
- * Add a section per area (client, broker, storage readers, bench) as it lands.
+ * Each area keeps its own barrel of explicit named exports (protocol, client, broker, bench); this file re-exports
+ * them and names the storage readers one by one.
  */
 
 // Errors: one class per failure kind, each with a stable `code`.
@@ -17,69 +18,8 @@ export {
   UsageError,
 } from './errors.js';
 
-// Protocol: MoonMQ protocol v1 framing and primitives (pure: no sockets, no files).
-export { Reader } from './protocol/reader.js';
-export { Writer, beginFrame, endFrame } from './protocol/writer.js';
-export { type Frame, FrameDecoder } from './protocol/frame-decoder.js';
-export {
-  type MessageCodec,
-  ZERO_CORREL,
-  decodePayload,
-  defineMessage,
-  emptyMessage,
-  encodeFrame,
-  encodePayload,
-} from './protocol/message.js';
-export {
-  BatchFlag,
-  Codec,
-  type CodecId,
-  type CodecName,
-  FetchFlag,
-  ForTimesFlag,
-  Isolation,
-  type IsolationLevel,
-  ListOffsetsMode,
-  Op,
-  type OpCode,
-  type OpName,
-  OffsetsFlag,
-  codecNames,
-  formatOp,
-  isKnownOp,
-  isReplyOp,
-  isRequestOp,
-  opName,
-} from './protocol/opcodes.js';
-export {
-  ErrorCode,
-  type ErrorCodeName,
-  type ErrorCodeValue,
-  errorName,
-  isKnownErrorCode,
-} from './protocol/error-codes.js';
-export {
-  CLIENT_MAX_FRAME_SIZE,
-  CORREL_BYTES,
-  Caps,
-  DEFAULT_MAX_FRAME_SIZE,
-  FRAME_HEADER_BYTES,
-  FRAME_LENGTH_BYTES,
-  Limits,
-  PROTOCOL_VERSION,
-} from './protocol/limits.js';
-export { type RecordHeader, headersSize, readHeaders, writeHeaders } from './protocol/headers.js';
-export {
-  CodecError,
-  SNAPPY_MAX_UNCOMPRESSED,
-  compressValue,
-  decompressValue,
-  isSupportedCodec,
-} from './protocol/compression.js';
-export { crc32 } from './protocol/crc32.js';
-export { fnv1a32, partitionForKey } from './protocol/fnv1a.js';
-export { ErrorFrame, type ErrorReply } from './protocol/messages/error.js';
-export { type Hello, HelloRequest, WelcomeReply } from './protocol/messages/hello.js';
+// Protocol: MoonMQ protocol v1 framing, tables and every frame codec (pure: no sockets, no files).
+export * from './protocol/index.js';
 
 // Storage: the on-disk record (storage.md §8) shared by both backends, and the log contract they implement.
 export {
@@ -126,3 +66,30 @@ export {
   inspectLevels,
   inspectPaths,
 } from './storage/inspect/inspect.js';
+export {
+  type StateDumpOptions,
+  type StateDumpReport,
+  dumpProducerState,
+} from './storage/producer-state/dump.js';
+export { SegmentedLog, type SegmentedLogOptions } from './storage/segmented-log.js';
+
+// Client: connections, admin, produce (plain, idempotent, transactional), fetch, subscribe, groups.
+export * from './client/index.js';
+
+// Broker: the embeddable broker (`Broker.start`) and its configuration.
+export {
+  Broker,
+  type BrokerEvent,
+  type BrokerStartOptions,
+  BrokerDefaults,
+  type AcksMode,
+  type AuthOptions,
+  type BrokerConfig,
+  type BrokerOptions,
+  type InitialTopic,
+  hashPassword,
+  verifyPassword,
+} from './broker/index.js';
+
+// Bench: report-returning benchmarks behind `crater bench` and `npm run bench`.
+export * from './bench/index.js';
