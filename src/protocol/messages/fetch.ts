@@ -12,7 +12,9 @@
  *
  * The bytes of a RECORD_BATCH do not say whether header blocks follow the entries: the reader must know what it
  * asked for, so there are two codecs (recordBatchCodec picks one). Hot path: keys and values decode as zero-copy
- * views, a topic repeated from the previous entry reuses its string, and the encoder sizes the writer once.
+ * views, a topic repeated from the previous entry reuses its string, and the encoder sizes the writer once; the
+ * header-less batch (what every FETCH without FETCH_FLAG_HEADERS gets) is read on raw indices, and only input it
+ * rejects goes through the Reader again, so errors name the same field and offset either way.
  * Caps apply on decode; encoders write what they are given.
  */
 import { type RecordHeader, readHeaders, writeHeaders } from '../headers.js';
