@@ -39,7 +39,7 @@ export const FETCH_CHUNK = 500;
 export const EMPTY_POLL_MS = 100;
 
 export async function consumePull(client: Client, o: ConsumeLoopOptions, emit: Emit, signal: AbortSignal): Promise<ConsumeOutcome> {
-  const ends = o.exitAtEnd ? await endOffsets(client, o.topic) : undefined;
+  const ends = o.exitAtEnd ? await endOffsets(client, o.topic, o.isolation === 'read_committed') : undefined;
   let count = 0;
   let lastRecordAt = performance.now();
   for (;;) {
@@ -77,10 +77,18 @@ export async function consumePull(client: Client, o: ConsumeLoopOptions, emit: E
   }
 }
 
-/** Partition → the end offset to reach (null when the partition was empty at start and needs no reading). */
-async function endOffsets(client: Client, topic: string): Promise<Map<number, bigint | null>> {
+/**
+ * Partition → the end offset to reach (null when the partition was empty at start and needs no reading). A
+ * read_committed reader cannot pass the LSO (an open transaction's first offset), so its end is the LSO.
+ */
+async function endOffsets(client: Client, topic: string, readCommitted: boolean): Promise<Map<number, bigint | null>> {
   const { partitions } = await client.listOffsets(topic);
-  return new Map(partitions.map((p) => [p.partition, p.latest <= p.earliest ? null : p.latest]));
+  return new Map(
+    partitions.map((p) => {
+      const end = readCommitted ? p.lso : p.latest;
+      return [p.partition, end <= p.earliest ? null : end];
+    }),
+  );
 }
 
 async function allAtEnd(client: Client, group: string, topic: string, ends: Map<number, bigint | null>): Promise<boolean> {

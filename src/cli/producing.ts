@@ -93,12 +93,15 @@ function errorJson(error: CraterError): { code: string; message: string } {
   return { code: error.code, message: error.message };
 }
 
+/** Where the runner sends: a Client (plain PRODUCE / PRODUCE_BATCH) or a durable producer (transactional-produce.ts). */
+export type RecordSender = Pick<Client, 'produce' | 'produceBatch'>;
+
 export class ProduceRunner {
   readonly stats: SendStats = { records: 0, delivered: 0, failed: [], requests: 0 };
   #buffer: PendingRecord[] = [];
 
   constructor(
-    private readonly client: Client,
+    private readonly client: RecordSender,
     private readonly options: SendOptions,
     private readonly report: (d: Delivery) => Promise<void>,
   ) {}

@@ -10,6 +10,8 @@ export default class Produce extends BaseCommand {
 
 --input jsonl reads exactly the envelope \`crater consume --json\` prints: key, value and headers with per-field encodings (utf8, base64, hex), so a consume | produce round trip is byte-exact. topic, partition, offset and timestamp in the envelope are ignored: the broker picks the partition from the key and stamps the time.
 
+--producer-name NAME sends through a durable idempotent producer (a connection of its own; retries are deduplicated). --transactional makes the whole input one transaction of that producer: it commits at the end of input and aborts on SIGINT (exit 130), SIGTERM or the first failure (exit 1), saying which on stderr; read_committed readers then see every record or none. Delivery reports (--json) describe appends, which an aborted transaction never makes visible to read_committed readers.
+
 Without --batch each record is one PRODUCE, awaited in order. --batch N groups N records per PRODUCE_BATCH and splits further so no frame exceeds --max-frame-size (the broker's limit, 1 MiB by default).
 
 Output: nothing on stdout, a summary on stderr (a spinner on a terminal). --json prints one delivery report per record on stdout as JSON lines: {index, source, line, topic, partition, offset} or {index, source, line, topic, error:{code, message}}. A failed record (malformed line, too large, broker error, the unsent tail of a partial batch) is reported with its input line and the others still go out; the command then exits 1.
@@ -39,6 +41,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     batch: Flags.integer({ description: 'Records per PRODUCE_BATCH (1..10000); default: one PRODUCE per record.', min: 1, max: 10_000 }),
     'max-frame-size': Flags.integer({ description: "Largest frame to send (the broker's limit).", default: 1_048_576, min: 64 }),
     codec: Flags.string({ description: 'Compression the broker applies to stored values.', options: ['none', 'gzip', 'snappy'], default: 'none' }),
+    'producer-name': Flags.string({ description: 'Produce through the durable idempotent producer NAME.', helpValue: 'NAME' }),
+    transactional: Flags.boolean({ description: 'Produce the whole input in one transaction of --producer-name.', dependsOn: ['producer-name'] }),
   };
 
   async run(): Promise<undefined> {
@@ -56,6 +60,11 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     const { produceSummary, deliveryFailureLine } = await import('../cli/render/records.js');
     const headers = flags.header?.map(parseHeaderFlag);
     const client = await connect({ ...connectOptions(flags), maxRequestFrameSize: flags['max-frame-size'] });
+    const { DurableProduce, transactionEndLine } = await import('../cli/transactional-produce.js');
+    const codec = flags.codec as 'none' | 'gzip' | 'snappy';
+    const durable = flags['producer-name'] === undefined ? undefined : DurableProduce.open(client, {
+      producerName: flags['producer-name'], codec, timeoutMs: flags.timeout, maxFrameBytes: flags['max-frame-size'],
+    });
     const spinner = await createSpinner(`producing to ${args.topic}`);
     const started = performance.now();
     try {
@@ -64,8 +73,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
       }
       const writer = this.jsonEnabled() ? this.jsonLines() : undefined;
       const runner = new ProduceRunner(
-        client,
-        { topic: args.topic, batch: flags.batch, maxFrameBytes: flags['max-frame-size'], codec: flags.codec as 'none', timeoutMs: flags.timeout },
+        durable?.sender ?? client,
+        { topic: args.topic, batch: flags.batch, maxFrameBytes: flags['max-frame-size'], codec, timeoutMs: flags.timeout },
         async (d) => {
           if (d.error) {
             // The spinner owns the current stderr line; a failure line must not be drawn over.
@@ -86,6 +95,16 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
         key: flags.key === undefined ? undefined : Buffer.from(flags.key, 'utf8'),
         headers,
       });
+      if (durable && flags.transactional) {
+        const end = await durable.runTransaction(records, runner, this.signal);
+        spinner.stop();
+        writer?.detach();
+        this.diag(transactionEndLine(end, runner.stats.delivered));
+        // An abort may leave a read of stdin pending; nothing will consume it.
+        if (!end.committed) process.stdin.destroy();
+        if (!end.committed) this.setExitCode(end.reason === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.FAILURE);
+        return undefined;
+      }
       // SIGINT is left to the base command (exit 130 at once): every record acked so far has been reported.
       for await (const p of records) await runner.add(p);
       await runner.flush();
@@ -95,6 +114,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
       if (runner.stats.failed.length > 0) this.setExitCode(ExitCode.FAILURE);
     } finally {
       spinner.stop();
+      await durable?.close();
       await client.close();
     }
     return undefined;

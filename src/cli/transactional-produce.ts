@@ -1,0 +1,104 @@
+/**
+ * `crater produce --producer-name NAME [--transactional]`: records go through a durable idempotent producer on a
+ * connection of its own instead of plain PRODUCE / PRODUCE_BATCH. With --transactional the whole input is one
+ * transaction: it commits at the end of input and aborts on SIGINT, SIGTERM or the first failure (a record the
+ * broker refused, a malformed line, a lost connection, a refused commit), so read_committed readers see every
+ * record or none.
+ */
+import type { BatchResult, Client, ProduceAck, Producer, ProducerRecord } from '../client/index.js';
+import type { PendingRecord, ProduceRunner, RecordSender } from './producing.js';
+
+export type TransactionEnd =
+  | { committed: true }
+  | { committed: false; reason: 'SIGINT' | 'SIGTERM' | 'failure'; error?: Error | undefined; abortError?: Error | undefined };
+
+export interface DurableProduceOptions {
+  producerName: string;
+  codec: 'none' | 'gzip' | 'snappy';
+  timeoutMs: number;
+  maxFrameBytes: number;
+}
+
+/** The runner's two calls over a Producer (codec and timeout are the producer's own options). */
+function senderOver(producer: Producer): RecordSender {
+  const strip = (r: ProducerRecord): ProducerRecord => ({ key: r.key, value: r.value, headers: r.headers });
+  return {
+    produce: (topic: string, record: ProducerRecord): Promise<ProduceAck> => producer.send(topic, strip(record)),
+    produceBatch: (topic: string, records: readonly ProducerRecord[]): Promise<BatchResult> => producer.sendBatch(topic, records),
+  };
+}
+
+export class DurableProduce {
+  readonly sender: RecordSender;
+
+  private constructor(readonly producer: Producer) {
+    this.sender = senderOver(producer);
+  }
+
+  static open(client: Client, options: DurableProduceOptions): DurableProduce {
+    return new DurableProduce(
+      client.producer({ producerName: options.producerName, codec: options.codec, timeoutMs: options.timeoutMs, maxFrameBytes: options.maxFrameBytes }),
+    );
+  }
+
+  /**
+   * Begins the transaction, feeds every record to `runner` and commits at the end of input; aborts instead on
+   * `signal` (SIGINT), SIGTERM or the first failed record. Never throws for those: the end says what happened.
+   */
+  async runTransaction(records: AsyncIterable<PendingRecord>, runner: ProduceRunner, signal: AbortSignal): Promise<TransactionEnd> {
+    await this.producer.beginTransaction();
+    const stop = new AbortController();
+    const onTerm = (): void => stop.abort('SIGTERM');
+    const onInterrupt = (): void => stop.abort(signal.reason === 'interrupt' ? 'SIGINT' : 'failure');
+    process.once('SIGTERM', onTerm);
+    signal.addEventListener('abort', onInterrupt, { once: true });
+    const stopped = new Promise<'stopped'>((resolve) => stop.signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
+    if (signal.aborted) onInterrupt();
+    let failure: Error | undefined;
+    try {
+      const input = records[Symbol.asyncIterator]();
+      for (;;) {
+        const next = await Promise.race([input.next(), stopped]);
+        if (next === 'stopped' || next.done) break;
+        await runner.add(next.value);
+        if (runner.stats.failed.length > 0 || stop.signal.aborted) break;
+      }
+      if (!stop.signal.aborted && runner.stats.failed.length === 0) await runner.flush();
+    } catch (error) {
+      failure = error as Error;
+    } finally {
+      process.off('SIGTERM', onTerm);
+      signal.removeEventListener('abort', onInterrupt);
+    }
+    const reason = stop.signal.aborted ? (stop.signal.reason as 'SIGINT' | 'SIGTERM' | 'failure') : undefined;
+    const firstFailed = runner.stats.failed[0]?.error;
+    if (reason === undefined && failure === undefined && firstFailed === undefined) {
+      try {
+        await this.producer.commitTransaction();
+        return { committed: true };
+      } catch (error) {
+        return { committed: false, reason: 'failure', error: error as Error };
+      }
+    }
+    const error = failure ?? (firstFailed ? new Error(`${firstFailed.code}: ${firstFailed.message}`) : undefined);
+    let abortError: Error | undefined;
+    await this.producer.abortTransaction().catch((e: unknown) => {
+      abortError = e as Error;
+    });
+    return { committed: false, reason: reason ?? 'failure', error, abortError };
+  }
+
+  close(): Promise<void> {
+    return this.producer.close();
+  }
+}
+
+/** The stderr line that says how the transaction ended. */
+export function transactionEndLine(end: TransactionEnd, records: number): string {
+  if (end.committed) return `transaction committed: ${records} records`;
+  const why = end.reason === 'failure' ? `failure: ${end.error?.message ?? 'unknown error'}` : end.reason;
+  const tail = end.abortError
+    ? `; END_TXN abort failed (${end.abortError.message}), the broker aborts it when the connection closes`
+    : '';
+  return `transaction aborted (${why}): none of its records is visible to read_committed readers${tail}`;
+}
