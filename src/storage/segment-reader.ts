@@ -22,6 +22,7 @@
  * a check, goes through `readRecord`, which verifies both CRCs and names what is wrong.
  */
 import { CorruptDataError } from '../errors.js';
+import { byteView } from '../protocol/byte-view.js';
 import { crc32Range } from '../protocol/crc32.js';
 import type { LogRecord, ReadLimits } from './partition-log.js';
 import { BASE_HEADER_BYTES, LENGTH_PREFIX_BYTES, MIN_RECORD_BODY, RecordAttr, readRecord } from './record.js';
@@ -170,8 +171,8 @@ function inlineRecord(buf: Buffer, p: number, end: number, offset: bigint, base:
   return {
     attrs,
     timestamp: tsHigh <= SAFE_HIGH ? BigInt(tsHigh * TWO_32 + u32(buf, h + 9)) : buf.readBigUInt64BE(h + 5),
-    key: buf.subarray(payloadStart, payloadStart + keyLen),
-    value: buf.subarray(payloadStart + keyLen, payloadEnd),
+    key: byteView(buf, payloadStart, payloadStart + keyLen),
+    value: byteView(buf, payloadStart + keyLen, payloadEnd),
     headers: undefined,
     producerId: undefined,
     epoch: undefined,

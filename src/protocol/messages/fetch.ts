@@ -17,6 +17,7 @@
  * rejects goes through the Reader again, so errors name the same field and offset either way.
  * Caps apply on decode; encoders write what they are given.
  */
+import { byteView } from '../byte-view.js';
 import { type RecordHeader, readHeaders, writeHeaders } from '../headers.js';
 import { Caps } from '../limits.js';
 import { type MessageCodec, defineMessage } from '../message.js';
@@ -213,13 +214,13 @@ function decodePlainBatch(b: Buffer): RecordBatch | undefined {
     const kLen = u32At(b, p + 20);
     p += 24;
     if (kLen > cap || kLen > end - p) return undefined;
-    const key = b.subarray(p, p + kLen);
+    const key = byteView(b, p, p + kLen);
     p += kLen;
     if (end - p < 4) return undefined;
     const vLen = u32At(b, p);
     p += 4;
     if (vLen > cap || vLen > end - p) return undefined;
-    const value = b.subarray(p, p + vLen);
+    const value = byteView(b, p, p + vLen);
     p += vLen;
     records[i] = { topic, partition, offset, timestamp, key, value };
   }

@@ -1,0 +1,29 @@
+/**
+ * Zero-copy Buffer views for per-record hot loops (the segment reader, the RECORD_BATCH decoder).
+ *
+ * `buf.subarray(a, b)` costs about 30 ns on Node 20, two thirds of it argument clamping in JS before the view is
+ * built; a 1,000-record FETCH makes 2,000 views on each side. `Buffer[Symbol.species]` is the class Node builds
+ * every Buffer from (FastBuffer), and constructing it directly over the ArrayBuffer makes the same object in about
+ * 13 ns. When a runtime does not expose it that way, `subarray` is used. Callers check bounds first: a view is
+ * never checked against the parent Buffer's own range, only against its ArrayBuffer.
+ */
+
+type ViewConstructor = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => Buffer;
+
+function speciesConstructor(): ViewConstructor | undefined {
+  const ctor = (Buffer as unknown as { [Symbol.species]?: unknown })[Symbol.species];
+  if (typeof ctor !== 'function') return undefined;
+  try {
+    const probe = new (ctor as ViewConstructor)(new ArrayBuffer(4), 1, 2);
+    return Buffer.isBuffer(probe) && probe.byteOffset === 1 && probe.length === 2 ? (ctor as ViewConstructor) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const View = speciesConstructor();
+
+/** A Buffer over `buf[start, end)` sharing its memory; the caller guarantees 0 ≤ start ≤ end ≤ buf.length. */
+export const byteView: (buf: Buffer, start: number, end: number) => Buffer = View
+  ? (buf, start, end) => new View(buf.buffer, buf.byteOffset + start, end - start)
+  : (buf, start, end) => buf.subarray(start, end);
