@@ -198,6 +198,34 @@ describe('commit and abort', () => {
   });
 });
 
+describe('push consumers (SUBSCRIBE)', () => {
+  it('delivers under read_committed only what committed, in order, and nothing of an aborted transaction', async () => {
+    await start();
+    const producer = await txnProducer();
+    await producer.beginTransaction();
+    await producer.send('one', { value: 'aborted' });
+    await producer.abortTransaction();
+    await producer.beginTransaction();
+    await producer.send('one', { value: 'held' });
+    const sub = (await client()).subscribe('one', 'pushed', { isolation: 'read_committed' });
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const r of sub) {
+        seen.push(r.value.toString());
+        if (seen.length === 2) break;
+      }
+    })();
+    const plain = await client();
+    await plain.produce('one', { value: 'after' });
+    // Nothing passes the open transaction's first offset yet.
+    await new Promise((r) => setTimeout(r, 150));
+    expect(seen).toEqual([]);
+    await producer.commitTransaction();
+    await reading;
+    expect(seen).toEqual(['held', 'after']);
+  });
+});
+
 describe('refusals', () => {
   it('answers ERR 51 for BEGIN_TXN without a durable producer and END_TXN without a transaction', async () => {
     await start();
