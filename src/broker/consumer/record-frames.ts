@@ -116,15 +116,18 @@ function putU32(buf: Buffer, pos: number, v: number): void {
 }
 
 const TWO_32 = 2 ** 32;
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** Offsets and timestamps fit 2^53 in practice; a Number split is several times cheaper than writeBigUInt64BE. */
+/**
+ * Offsets and timestamps fit 2^53 in practice; a Number split is several times cheaper than writeBigUInt64BE. The
+ * range test is on the Number (a bigint past 2^53 converts to at least 2^53), so only those take the bigint path;
+ * a negative value still throws RangeError there.
+ */
 function writeU64(buf: Buffer, v: bigint, pos: number): void {
-  if (v > MAX_SAFE) {
+  const n = Number(v);
+  if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER)) {
     buf.writeBigUInt64BE(v, pos);
     return;
   }
-  const n = Number(v);
   putU32(buf, pos, Math.floor(n / TWO_32));
   putU32(buf, pos + 4, n >>> 0);
 }

@@ -47,6 +47,17 @@ describe('encodeRecordFrames', () => {
     expect(frames[1]!.payload.length).toBe(0);
   });
 
+  it('writes u64 offsets exactly on both sides of 2^53, up to 2^64 - 1', () => {
+    const edges = [2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 64n - 1n];
+    const bytes = encodeRecordFrames(correl, [part('edge', 1, edges.map((o): [string, string, bigint] => ['k', 'v', o]))], {
+      batched: true,
+      headers: false,
+      withOk: false,
+    });
+    const [frame] = new FrameDecoder().push(bytes);
+    expect(decodePayload(RecordBatchReply, frame!.payload).records.map((r) => r.offset)).toEqual(edges);
+  });
+
   it('adds header blocks (n = 0 for a record without headers) when asked', () => {
     const [frame] = new FrameDecoder().push(encodeRecordFrames(correl, parts, { batched: true, headers: true, withOk: false }));
     expect(decodePayload(RecordBatchWithHeadersReply, frame!.payload).records.map((r) => r.headers)).toEqual([
