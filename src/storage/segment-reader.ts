@@ -5,8 +5,7 @@
  * call wants (the records still wanted × the segment's mean record size, plus slack), so a FETCH of 250 small
  * records reads about 40 KiB, not a fixed 128 KiB. The returned records' `key` and `value` are zero-copy views
  * into that buffer: they stay valid for as long as the caller holds them and are never overwritten by a later read
- * (a shared scratch buffer would be cheaper, but LogRecord views outlive the call in the push loop, the CLI and
- * tests).
+ * (a shared scratch buffer would be cheaper, but callers may keep LogRecords past the call: tests and tools do).
  *
  * Validation on read (storage.md §8): every record's length, key_len and header CRC are checked on every read, so
  * a misframed or torn record never reaches a consumer. The payload CRC (key and value, ~60 ns of a 100-byte
@@ -84,7 +83,8 @@ export function readRecords(segments: readonly Segment[], start: number, limits:
     }
     const budget = maxBytes - bytes;
     if (budget <= 0 && out.length > 0) break;
-    const want = Math.min(seg.size - inSeg, exactNext > 0 ? exactNext : Math.max(Math.min(budget, readGuess(seg, maxRecords - out.length)), LENGTH_PREFIX_BYTES));
+    const guess = Math.max(Math.min(budget, readGuess(seg, maxRecords - out.length)), LENGTH_PREFIX_BYTES);
+    const want = Math.min(seg.size - inSeg, exactNext > 0 ? exactNext : guess);
     exactNext = 0;
     const buf = Buffer.allocUnsafe(want);
     const got = seg.read(buf, 0, want, inSeg);
@@ -153,7 +153,14 @@ function u32(buf: Buffer, i: number): number {
  * storage.md §8 within `buf[0, end)`; undefined sends the caller to `readRecord`, which decides and explains.
  * `base` is the global offset of `buf[0]`; `buf[0, verified)` is already known whole (its payload CRC is skipped).
  */
-function inlineRecord(buf: Buffer, p: number, end: number, offset: bigint, base: number, verified: number): LogRecord | undefined {
+function inlineRecord(
+  buf: Buffer,
+  p: number,
+  end: number,
+  offset: bigint,
+  base: number,
+  verified: number,
+): LogRecord | undefined {
   if (end - p < LENGTH_PREFIX_BYTES + MIN_RECORD_BODY) return undefined;
   const bodyLen = u32(buf, p + 4);
   const h = p + LENGTH_PREFIX_BYTES;
