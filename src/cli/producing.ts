@@ -66,6 +66,8 @@ export interface SendOptions {
   maxFrameBytes: number;
   codec: 'none' | 'gzip' | 'snappy';
   timeoutMs: number;
+  /** The sender is an idempotent producer: its batch frames carry the producer fields too. */
+  idempotent?: boolean | undefined;
 }
 
 export interface SendStats {
@@ -93,7 +95,7 @@ function errorJson(error: CraterError): { code: string; message: string } {
   return { code: error.code, message: error.message };
 }
 
-/** Where the runner sends: a Client (plain PRODUCE / PRODUCE_BATCH) or a durable producer (transactional-produce.ts). */
+/** Where the runner sends: a Client (plain PRODUCE / PRODUCE_BATCH) or an idempotent producer (transactional-produce.ts). */
 export type RecordSender = Pick<Client, 'produce' | 'produceBatch'>;
 
 export class ProduceRunner {
@@ -122,7 +124,7 @@ export class ProduceRunner {
     if (pending.length === 0) return;
     const { splitBatch, batchEntrySize, batchOverhead } = await import('../client/index.js');
     const outcome = new Map<number, { partition: number; offset: bigint } | CraterError>();
-    const overhead = batchOverhead(Buffer.byteLength(this.options.topic));
+    const overhead = batchOverhead(Buffer.byteLength(this.options.topic), this.options.idempotent);
     const sendable = pending.filter((p) => p.record !== undefined && p.error === undefined);
     const withHeaders = sendable.some((p) => (p.record!.headers?.length ?? 0) > 0);
     const fits = sendable.filter((p) => {
@@ -137,7 +139,12 @@ export class ProduceRunner {
       return false;
     });
     const tagged = fits.map((p) => ({ ...p.record!, pending: p }));
-    const chunks = splitBatch(tagged, { maxFrameBytes: this.options.maxFrameBytes, maxRecords: this.options.batch, topic: this.options.topic });
+    const chunks = splitBatch(tagged, {
+      maxFrameBytes: this.options.maxFrameBytes,
+      maxRecords: this.options.batch,
+      topic: this.options.topic,
+      idempotent: this.options.idempotent,
+    });
     for (const chunk of chunks) {
       try {
         const result = await this.client.produceBatch(this.options.topic, chunk.map((t) => t.pending.record!), {

@@ -1,6 +1,7 @@
 /**
- * `crater produce --producer-name NAME [--transactional]`: records go through a durable idempotent producer on a
- * connection of its own instead of plain PRODUCE / PRODUCE_BATCH. With --transactional the whole input is one
+ * `crater produce --idempotent` and `--producer-name NAME [--transactional]`: records go through an idempotent
+ * producer (ephemeral, or durable when named) on a connection of its own instead of plain PRODUCE / PRODUCE_BATCH,
+ * so a resent request after a lost reply is deduplicated by the broker. With --transactional the whole input is one
  * transaction: it commits at the end of input and aborts on SIGINT, SIGTERM or the first failure (a record the
  * broker refused, a malformed line, a lost connection, a refused commit), so read_committed readers see every
  * record or none.
@@ -12,8 +13,9 @@ export type TransactionEnd =
   | { committed: true }
   | { committed: false; reason: 'SIGINT' | 'SIGTERM' | 'failure'; error?: Error | undefined; abortError?: Error | undefined };
 
-export interface DurableProduceOptions {
-  producerName: string;
+export interface IdempotentProduceOptions {
+  /** Absent: an ephemeral idempotent producer; a name: the durable producer NAME (needed for transactions). */
+  producerName?: string | undefined;
   codec: 'none' | 'gzip' | 'snappy';
   timeoutMs: number;
   maxFrameBytes: number;
@@ -28,16 +30,22 @@ function senderOver(producer: Producer): RecordSender {
   };
 }
 
-export class DurableProduce {
+export class IdempotentProduce {
   readonly sender: RecordSender;
 
   private constructor(readonly producer: Producer) {
     this.sender = senderOver(producer);
   }
 
-  static open(client: Client, options: DurableProduceOptions): DurableProduce {
-    return new DurableProduce(
-      client.producer({ producerName: options.producerName, codec: options.codec, timeoutMs: options.timeoutMs, maxFrameBytes: options.maxFrameBytes }),
+  static open(client: Client, options: IdempotentProduceOptions): IdempotentProduce {
+    return new IdempotentProduce(
+      client.producer({
+        idempotent: true,
+        producerName: options.producerName,
+        codec: options.codec,
+        timeoutMs: options.timeoutMs,
+        maxFrameBytes: options.maxFrameBytes,
+      }),
     );
   }
 

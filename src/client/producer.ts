@@ -149,6 +149,7 @@ export class Producer implements AsyncDisposable {
       topic,
       maxFrameBytes: this.options.maxFrameBytes,
       maxRecords: this.maxBatchRecords,
+      idempotent: this.sink instanceof IdempotentSink,
     });
     const acks: ProduceAck[] = [];
     for (const chunk of chunks) {

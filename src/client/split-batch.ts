@@ -3,7 +3,8 @@
  *
  *   FrameLen = 17 (op · correl) + 1 flags + 1 codec + 4 + topic + 4 count + Σ (4 + key + 4 + value [+ header block])
  *
- * and must not exceed `maxFrameBytes` (the broker's check is "FrameLen > max"), nor hold more than `maxRecords`.
+ * plus 14 (u64 pid · u32 base_seq · u16 epoch) for an idempotent batch, and must not exceed `maxFrameBytes` (the
+ * broker's check is "FrameLen > max"), nor hold more than `maxRecords`.
  * When any record carries headers the whole batch is sent with BATCH_FLAG_HEADERS, so every entry pays a header
  * block (2 bytes when empty). Order is kept: chunk i holds the records right after chunk i − 1.
  */
@@ -19,7 +20,12 @@ export interface SplitOptions {
   maxRecords?: number;
   /** The topic the chunks go to; without it the 249-byte maximum is assumed. */
   topic?: string;
+  /** The chunks go as IDEMPOTENT batches, whose frames carry the producer fields too. */
+  idempotent?: boolean;
 }
+
+/** Bytes the producer id, base sequence and epoch add to an IDEMPOTENT PRODUCE_BATCH. */
+export const IDEMPOTENT_BATCH_FIELDS = 14;
 
 function byteLength(v: Buffer | string | undefined): number {
   if (v === undefined) return 0;
@@ -32,9 +38,9 @@ export function batchEntrySize(record: ProducerRecord, withHeaders: boolean): nu
   return withHeaders ? size + headersSize(record.headers) : size;
 }
 
-/** FrameLen of a PRODUCE_BATCH to `topic` before any entry (idempotent fields not included). */
-export function batchOverhead(topicBytes: number): number {
-  return FRAME_HEADER_BYTES + 2 + 4 + topicBytes + 4;
+/** FrameLen of a PRODUCE_BATCH to `topic` before any entry. */
+export function batchOverhead(topicBytes: number, idempotent = false): number {
+  return FRAME_HEADER_BYTES + 2 + 4 + topicBytes + 4 + (idempotent ? IDEMPOTENT_BATCH_FIELDS : 0);
 }
 
 export function splitBatch<R extends ProducerRecord>(records: readonly R[], options: SplitOptions = {}): R[][] {
@@ -43,7 +49,7 @@ export function splitBatch<R extends ProducerRecord>(records: readonly R[], opti
   if (!Number.isInteger(maxRecords) || maxRecords < 1 || maxRecords > Limits.batchRecords) {
     throw new UsageError(`maxRecords must be 1..${Limits.batchRecords}, got ${maxRecords}`);
   }
-  const overhead = batchOverhead(options.topic === undefined ? Caps.topic : Buffer.byteLength(options.topic));
+  const overhead = batchOverhead(options.topic === undefined ? Caps.topic : Buffer.byteLength(options.topic), options.idempotent);
   const withHeaders = records.some((r) => r.headers !== undefined && r.headers.length > 0);
 
   const chunks: R[][] = [];

@@ -10,7 +10,7 @@ export default class Produce extends BaseCommand {
 
 --input jsonl reads exactly the envelope \`crater consume --json\` prints: key, value and headers with per-field encodings (utf8, base64, hex), so a consume | produce round trip is byte-exact. topic, partition, offset and timestamp in the envelope are ignored: the broker picks the partition from the key and stamps the time.
 
---producer-name NAME sends through a durable idempotent producer (a connection of its own; retries are deduplicated). --transactional makes the whole input one transaction of that producer: it commits at the end of input and aborts on SIGINT (exit 130), SIGTERM or the first failure (exit 1), saying which on stderr; read_committed readers then see every record or none. Delivery reports (--json) describe appends, which an aborted transaction never makes visible to read_committed readers.
+--idempotent sends through an ephemeral idempotent producer on a connection of its own: every request carries a producer id and sequence, so a request resent after a lost reply is deduplicated by the broker instead of appended twice (a lost connection fails the request in flight, since an ephemeral session cannot resume). --producer-name NAME implies --idempotent and makes the producer durable: the same name resumes its session after a lost connection. An idempotent PRODUCE_BATCH holds at most 1,024 records, so with an idempotent producer --batch is capped at 1,024 (N records go out in ceil(N / 1,024) requests or more, as the frame limit needs). --transactional makes the whole input one transaction of that producer: it commits at the end of input and aborts on SIGINT (exit 130), SIGTERM or the first failure (exit 1), saying which on stderr; read_committed readers then see every record or none. Delivery reports (--json) describe appends, which an aborted transaction never makes visible to read_committed readers.
 
 Without --batch each record is one PRODUCE, awaited in order. --batch N groups N records per PRODUCE_BATCH and splits further so no frame exceeds --max-frame-size (the broker's limit, 1 MiB by default).
 
@@ -23,6 +23,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     'echo hello | <%= config.bin %> <%= command.id %> orders',
     "<%= config.bin %> <%= command.id %> orders keys.txt -K : -H source=cli",
     '<%= config.bin %> consume orders -e --json | <%= config.bin %> <%= command.id %> orders-copy --input jsonl --batch 1000',
+    '<%= config.bin %> <%= command.id %> orders events.txt --idempotent --batch 500',
   ];
 
   static override strict = false;
@@ -41,7 +42,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     batch: Flags.integer({ description: 'Records per PRODUCE_BATCH (1..10000); default: one PRODUCE per record.', min: 1, max: 10_000 }),
     'max-frame-size': Flags.integer({ description: "Largest frame to send (the broker's limit).", default: 1_048_576, min: 64 }),
     codec: Flags.string({ description: 'Compression the broker applies to stored values.', options: ['none', 'gzip', 'snappy'], default: 'none' }),
-    'producer-name': Flags.string({ description: 'Produce through the durable idempotent producer NAME.', helpValue: 'NAME' }),
+    idempotent: Flags.boolean({ description: 'Produce through an idempotent producer (retries deduplicated; at most 1,024 records per batch).' }),
+    'producer-name': Flags.string({ description: 'Produce through the durable idempotent producer NAME (implies --idempotent).', helpValue: 'NAME' }),
     transactional: Flags.boolean({ description: 'Produce the whole input in one transaction of --producer-name.', dependsOn: ['producer-name'] }),
   };
 
@@ -60,11 +62,15 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     const { produceSummary, deliveryFailureLine } = await import('../cli/render/records.js');
     const headers = flags.header?.map(parseHeaderFlag);
     const client = await connect({ ...connectOptions(flags), maxRequestFrameSize: flags['max-frame-size'] });
-    const { DurableProduce, transactionEndLine } = await import('../cli/transactional-produce.js');
+    const { IdempotentProduce, transactionEndLine } = await import('../cli/transactional-produce.js');
+    const { Limits } = await import('../protocol/limits.js');
     const codec = flags.codec as 'none' | 'gzip' | 'snappy';
-    const durable = flags['producer-name'] === undefined ? undefined : DurableProduce.open(client, {
+    const idempotent = flags.idempotent || flags['producer-name'] !== undefined;
+    const producer = idempotent ? IdempotentProduce.open(client, {
       producerName: flags['producer-name'], codec, timeoutMs: flags.timeout, maxFrameBytes: flags['max-frame-size'],
-    });
+    }) : undefined;
+    // Cut batches where the producer would, so each request (and its count in the summary) is one the runner sent.
+    const batch = idempotent && flags.batch !== undefined ? Math.min(flags.batch, Limits.idempotentBatchRecords) : flags.batch;
     const spinner = await createSpinner(`producing to ${args.topic}`);
     const started = performance.now();
     try {
@@ -73,8 +79,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
       }
       const writer = this.jsonEnabled() ? this.jsonLines() : undefined;
       const runner = new ProduceRunner(
-        durable?.sender ?? client,
-        { topic: args.topic, batch: flags.batch, maxFrameBytes: flags['max-frame-size'], codec, timeoutMs: flags.timeout },
+        producer?.sender ?? client,
+        { topic: args.topic, batch, maxFrameBytes: flags['max-frame-size'], codec, timeoutMs: flags.timeout, idempotent },
         async (d) => {
           if (d.error) {
             // The spinner owns the current stderr line; a failure line must not be drawn over.
@@ -95,8 +101,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
         key: flags.key === undefined ? undefined : Buffer.from(flags.key, 'utf8'),
         headers,
       });
-      if (durable && flags.transactional) {
-        const end = await durable.runTransaction(records, runner, this.signal);
+      if (producer && flags.transactional) {
+        const end = await producer.runTransaction(records, runner, this.signal);
         spinner.stop();
         writer?.detach();
         this.diag(transactionEndLine(end, runner.stats.delivered));
@@ -114,7 +120,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
       if (runner.stats.failed.length > 0) this.setExitCode(ExitCode.FAILURE);
     } finally {
       spinner.stop();
-      await durable?.close();
+      await producer?.close();
       await client.close();
     }
     return undefined;

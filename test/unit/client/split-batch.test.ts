@@ -54,6 +54,14 @@ describe('splitBatch', () => {
     expect(() => splitBatch([rec(10)], { maxFrameBytes: limit })).toThrow(UsageError);
   });
 
+  it('counts the 14 bytes of producer fields in an idempotent frame', () => {
+    expect(batchOverhead(6, true)).toBe(batchOverhead(6) + 14);
+    const limit = batchOverhead(6) + 2 * batchEntrySize(rec(100), false);
+    const records = [rec(100), rec(100)];
+    expect(splitBatch(records, { maxFrameBytes: limit, topic: 'orders' }).map((c) => c.length)).toEqual([2]);
+    expect(splitBatch(records, { maxFrameBytes: limit, topic: 'orders', idempotent: true }).map((c) => c.length)).toEqual([1, 1]);
+  });
+
   it('refuses a record that cannot fit a frame on its own', () => {
     expect(() => splitBatch([rec(10), rec(2_000)], { maxFrameBytes: 1_000, topic: 't' })).toThrow(/record 1/);
   });

@@ -1,0 +1,78 @@
+/**
+ * Runs the built CLI (bin/run.js over dist/; `npm test` builds first) as a child process and collects its output.
+ * The child's environment is the test's minus anything that would change what it prints or where it connects
+ * (colour, DEBUG, every CRATER_* variable), plus CRATER_BROKER when a broker address is given.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect } from '../../src/client/client.js';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** host:port handed to the child as CRATER_BROKER. */
+  broker?: string | undefined;
+  /** Extra variables, applied last. */
+  env?: NodeJS.ProcessEnv | undefined;
+}
+
+export interface CliRun {
+  child: ChildProcessWithoutNullStreams;
+  done: Promise<CliResult>;
+}
+
+function childEnv(options: CliOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
+  for (const key of Object.keys(env)) if (key.startsWith('CRATER_') || ['NO_COLOR', 'FORCE_COLOR', 'DEBUG'].includes(key)) delete env[key];
+  if (options.broker !== undefined) env.CRATER_BROKER = options.broker;
+  return { ...env, ...options.env };
+}
+
+/** Starts `crater ARGS` with stdin open, for tests that write to it or signal the child while it runs. */
+export function spawnCrater(args: string[], options: CliOptions = {}): CliRun {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/run.js'), ...args], {
+    env: childEnv(options),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+/** Runs `crater ARGS` to its end with `input` (default: nothing) on stdin. */
+export function crater(args: string[], input: string | Buffer = '', options: CliOptions = {}): Promise<CliResult> {
+  const run = spawnCrater(args, options);
+  run.child.stdin.end(input);
+  return run.done;
+}
+
+/** Each non-empty line of `text` parsed as JSON. */
+export function jsonLines(text: string): any[] {
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
+}
+
+/** Creates `name` on the broker at `address` through a short-lived client. */
+export async function createTopic(address: string, name: string, partitions = 1): Promise<void> {
+  const client = await connect({ broker: address });
+  try {
+    await client.createTopic(name, partitions);
+  } finally {
+    await client.close();
+  }
+}
