@@ -2,9 +2,14 @@
  * Batch vs single (seed 000): N records produced one PRODUCE at a time, each awaited, against the same N records in
  * one PRODUCE_BATCH; K alternating repeats after one untimed warm-up of each mode. Optionally a sweep over batch
  * sizes. Returns a report; never prints.
+ *
+ * With `idempotent` both modes go through one ephemeral idempotent producer (its own connection, one
+ * INIT_PRODUCER_ID during the warm-up): single mode sends PRODUCE_IDEMPOTENT per record, batch mode IDEMPOTENT
+ * PRODUCE_BATCH frames, which hold at most 1,024 records, so N > 1,024 takes ceil(N / 1,024) batches.
  */
 import type { Client } from '../client/client.js';
-import type { ProducerRecord } from '../client/produce-ops.js';
+import type { BatchResult, ProduceAck, ProducerRecord } from '../client/produce-ops.js';
+import type { Producer } from '../client/producer.js';
 import { splitBatch } from '../client/split-batch.js';
 import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';
@@ -19,6 +24,8 @@ export interface BatchVsSingleOptions extends TargetOptions {
   repeat?: number;
   /** A sweep: the records produced in batches of each size, one batch awaited at a time. */
   batchSizes?: readonly number[];
+  /** Both modes through an idempotent producer (a crater broker, or one with idempotence). */
+  idempotent?: boolean;
   /** Called with a short description of the step about to run (for a spinner). */
   onProgress?: (step: string) => void;
 }
@@ -44,9 +51,10 @@ export interface SweepPoint {
 export interface BatchVsSingleReport {
   kind: 'batch-vs-single';
   broker: BrokerInfo;
-  params: { records: number; valueSize: number; keySize: number; partitions: number; codec: BenchCodec; repeat: number };
+  params: { records: number; valueSize: number; keySize: number; partitions: number; codec: BenchCodec; repeat: number; idempotent: boolean };
   single: ModeFigures & { latencyMs: Percentiles };
-  batch: ModeFigures;
+  /** `batchSize`: records per PRODUCE_BATCH (all of them, or 1,024 when idempotent; fewer where a frame is full). */
+  batch: ModeFigures & { batchSize: number };
   /** single median wall time ÷ batch median wall time. */
   speedup: number;
   sweep: SweepPoint[] | null;
@@ -65,35 +73,39 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
   const partitions = positiveInt('partitions', options.partitions ?? BatchVsSingleDefaults.partitions, 1024);
   const repeat = positiveInt('repeat', options.repeat ?? BatchVsSingleDefaults.repeat, 1000);
   const codec = options.codec ?? BatchVsSingleDefaults.codec;
-  const batchSizes = options.batchSizes?.map((b) => positiveInt('batch size', b, Limits.batchRecords));
+  const idempotent = options.idempotent ?? false;
+  const maxBatch = idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
+  const batchSizes = options.batchSizes?.map((b) => positiveInt(idempotent ? 'batch size of an idempotent producer' : 'batch size', b, maxBatch));
   const progress = options.onProgress ?? (() => undefined);
 
   progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
   const target = await openTarget(options);
   try {
     const client = await target.connect();
+    const producer = idempotent ? client.producer({ idempotent: true, codec }) : undefined;
     try {
       const topic = benchTopicName('bench-bvs');
       await client.createTopic(topic, partitions);
       const data = benchRecords({ count: records, valueSize });
-      const chunks = splitBatch(data, { topic });
+      const chunks = splitBatch(data, { topic, maxRecords: maxBatch, idempotent });
       const fsyncs = fsyncMeter(target);
+      const send = sender(client, producer, codec);
 
       progress('warming up');
       const warm = data.slice(0, Math.min(records, 50));
-      await runSingle(client, topic, warm, codec, []);
-      await runBatched(client, topic, [warm], codec);
+      await runSingle(send, topic, warm, []);
+      await runBatched(send, topic, [warm]);
 
       const single = { wall: [] as number[], fsyncs: [] as number[], latencies: [] as number[] };
       const batch = { wall: [] as number[], fsyncs: [] as number[] };
       for (let k = 0; k < repeat; k++) {
         progress(`repeat ${k + 1}/${repeat}: ${records} single produces`);
         let before = await fsyncs.read();
-        single.wall.push(await runSingle(client, topic, data, codec, single.latencies));
+        single.wall.push(await runSingle(send, topic, data, single.latencies));
         single.fsyncs.push((await fsyncs.read()) - before);
         progress(`repeat ${k + 1}/${repeat}: one batch of ${records}`);
         before = await fsyncs.read();
-        batch.wall.push(await runBatched(client, topic, chunks, codec));
+        batch.wall.push(await runBatched(send, topic, chunks));
         batch.fsyncs.push((await fsyncs.read()) - before);
       }
 
@@ -101,13 +113,13 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
       if (batchSizes) {
         sweep = [];
         for (const size of batchSizes) {
-          const sized = splitBatch(data, { topic, maxRecords: size });
+          const sized = splitBatch(data, { topic, maxRecords: size, idempotent });
           const wall: number[] = [];
           const counts: number[] = [];
           for (let k = 0; k < repeat; k++) {
             progress(`sweep: batches of ${size}, repeat ${k + 1}/${repeat}`);
             const before = await fsyncs.read();
-            wall.push(await runBatched(client, topic, sized, codec));
+            wall.push(await runBatched(send, topic, sized));
             counts.push((await fsyncs.read()) - before);
           }
           sweep.push({ batchSize: size, frames: sized.length, wallMs: spread(wall), recordsPerSec: rates(records, wall), fsyncs: fsyncs.enabled ? counts : null });
@@ -120,7 +132,7 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
       return {
         kind: 'batch-vs-single',
         broker: target.info,
-        params: { records, valueSize, keySize: KEY_BYTES, partitions, codec, repeat },
+        params: { records, valueSize, keySize: KEY_BYTES, partitions, codec, repeat, idempotent },
         single: {
           wallMs: singleWall,
           recordsPerSec: rates(records, single.wall),
@@ -128,11 +140,18 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
           fsyncs: fsyncs.enabled ? single.fsyncs : null,
           latencyMs: percentiles(single.latencies),
         },
-        batch: { wallMs: batchWall, recordsPerSec: rates(records, batch.wall), frames: chunks.length, fsyncs: fsyncs.enabled ? batch.fsyncs : null },
+        batch: {
+          wallMs: batchWall,
+          recordsPerSec: rates(records, batch.wall),
+          frames: chunks.length,
+          batchSize: Math.min(records, maxBatch),
+          fsyncs: fsyncs.enabled ? batch.fsyncs : null,
+        },
         speedup: batchWall.median > 0 ? singleWall.median / batchWall.median : 0,
         sweep,
       };
     } finally {
+      await producer?.close();
       await client.close();
     }
   } finally {
@@ -151,20 +170,34 @@ function fsyncMeter(target: BenchTarget): { enabled: boolean; read(): Promise<nu
   return { enabled: true, read: async () => (await embedded.stats()).fsyncCount };
 }
 
-async function runSingle(client: Client, topic: string, records: readonly ProducerRecord[], codec: BenchCodec, latencies: number[]): Promise<number> {
+/** The two requests the modes time: plain PRODUCE / PRODUCE_BATCH on the client, or the idempotent producer's. */
+interface Sender {
+  one(topic: string, record: ProducerRecord): Promise<ProduceAck>;
+  batch(topic: string, records: readonly ProducerRecord[]): Promise<BatchResult>;
+}
+
+function sender(client: Client, producer: Producer | undefined, codec: BenchCodec): Sender {
+  if (producer) return { one: (topic, r) => producer.send(topic, { key: r.key, value: r.value }), batch: (topic, rs) => producer.sendBatch(topic, rs) };
+  return {
+    one: (topic, r) => client.produce(topic, { key: r.key, value: r.value, codec }),
+    batch: (topic, rs) => client.produceBatch(topic, rs, { codec }),
+  };
+}
+
+async function runSingle(send: Sender, topic: string, records: readonly ProducerRecord[], latencies: number[]): Promise<number> {
   const start = performance.now();
   for (const r of records) {
     const t0 = performance.now();
-    await client.produce(topic, { key: r.key, value: r.value, codec });
+    await send.one(topic, r);
     latencies.push(performance.now() - t0);
   }
   return performance.now() - start;
 }
 
-async function runBatched(client: Client, topic: string, chunks: readonly (readonly ProducerRecord[])[], codec: BenchCodec): Promise<number> {
+async function runBatched(send: Sender, topic: string, chunks: readonly (readonly ProducerRecord[])[]): Promise<number> {
   const start = performance.now();
   for (const chunk of chunks) {
-    const result = await client.produceBatch(topic, chunk, { codec });
+    const result = await send.batch(topic, chunk);
     if (result.error) throw result.error;
   }
   return performance.now() - start;

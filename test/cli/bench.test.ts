@@ -60,11 +60,23 @@ describe('crater bench batch-vs-single', () => {
     expect(r.stderr).toMatch(/below --min-speedup/);
   }, 60_000);
 
-  it('refuses --idempotent and --acks with --broker as usage errors (exit 2) before starting anything', async () => {
-    const idem = await crater(['bench', 'batch-vs-single', '--idempotent']);
+  it('--idempotent --json reports both modes through the idempotent producer', async () => {
+    const r = await crater(['bench', 'batch-vs-single', ...small, '--idempotent', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as Record<string, any>;
+    expect(report.params).toMatchObject({ records: 20, idempotent: true });
+    expect(report.single).toMatchObject({ frames: 20, fsyncs: [20] });
+    expect(report.batch).toMatchObject({ frames: 1, batchSize: 20 });
+  }, 60_000);
+
+  it('refuses --idempotent sweeps over 1,024, throughput --idempotent and --acks with --broker as usage errors (exit 2)', async () => {
+    const sweep = await crater(['bench', 'batch-vs-single', '--idempotent', '--batch-sizes', '10,2000']);
+    expect(sweep.code).toBe(2);
+    expect(sweep.stderr).toMatch(/integers 1\.\.1024/);
+    expect(sweep.stdout).toBe('');
+    const idem = await crater(['bench', 'throughput', '--idempotent']);
     expect(idem.code).toBe(2);
-    expect(idem.stderr).toMatch(/idempotent producing yet/);
-    expect(idem.stdout).toBe('');
+    expect(idem.stderr).toMatch(/not available for bench throughput/);
     const acks = await crater(['bench', 'batch-vs-single', '--broker', '127.0.0.1:1', '--acks', 'none']);
     expect(acks.code).toBe(2);
     expect(acks.stderr).toMatch(/embedded broker only/);

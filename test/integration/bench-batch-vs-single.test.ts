@@ -16,7 +16,8 @@ describe('batch-vs-single on the embedded broker', () => {
     const touched = new Set(benchRecords({ count: 40, valueSize: 1 }).map((r) => partitionForKey(r.key as Buffer, 4))).size;
 
     expect(report.broker).toMatchObject({ embedded: true, serverName: 'crater', acks: 'leader' });
-    expect(report.params).toMatchObject({ records: 40, repeat: 1, partitions: 4, valueSize: 100, codec: 'none' });
+    expect(report.params).toMatchObject({ records: 40, repeat: 1, partitions: 4, valueSize: 100, codec: 'none', idempotent: false });
+    expect(report.batch.batchSize).toBe(40);
     expect(report.single.frames).toBe(40);
     expect(report.batch.frames).toBe(1);
     expect(report.single.fsyncs).toEqual([40]);
@@ -28,6 +29,27 @@ describe('batch-vs-single on the embedded broker', () => {
     expect(report.speedup).toBeCloseTo(report.single.wallMs.median / report.batch.wallMs.median, 9);
     expect(report.single.wallMs.min).toBe(report.single.wallMs.max);
     expect(report.sweep).toBeNull();
+  }, 60_000);
+
+  it('--idempotent, 40 records, one repeat: the same report shape and fsyncs through the idempotent producer', async () => {
+    const report = await runBatchVsSingle({ records: 40, repeat: 1, partitions: 4, idempotent: true });
+    expect(report.params).toMatchObject({ records: 40, repeat: 1, partitions: 4, idempotent: true });
+    expect(report.single.frames).toBe(40);
+    expect(report.batch).toMatchObject({ frames: 1, batchSize: 40 });
+    // An ephemeral producer writes no __producer_state memo: one fsync per record, one per touched partition.
+    expect(report.single.fsyncs).toEqual([40]);
+    expect(report.batch.fsyncs).toEqual([4]);
+    expect(report.single.latencyMs.count).toBe(40);
+    expect(report.speedup).toBeCloseTo(report.single.wallMs.median / report.batch.wallMs.median, 9);
+    expect(report.sweep).toBeNull();
+  }, 60_000);
+
+  it('--idempotent over 1,024 records: batch mode sends ceil(N / 1,024) batches', async () => {
+    const report = await runBatchVsSingle({ records: 2_100, repeat: 1, partitions: 1, idempotent: true, batchSizes: [1_024] });
+    expect(report.batch).toMatchObject({ frames: 3, batchSize: 1_024 });
+    expect(report.batch.fsyncs).toEqual([3]);
+    expect(report.sweep?.map((p) => [p.batchSize, p.frames])).toEqual([[1_024, 3]]);
+    await expect(runBatchVsSingle({ records: 10, idempotent: true, batchSizes: [2_000] })).rejects.toThrow(/1\.\.1024/);
   }, 60_000);
 
   it('a sweep reports one point per batch size with the frames it took', async () => {

@@ -59,7 +59,10 @@ export function batchVsSingleSummary(report: BatchVsSingleReport): string {
   const p = report.params;
   const b = report.broker;
   const who = b.embedded ? `embedded ${b.serverName ?? 'crater'} broker (acks=${b.acks})` : `${b.serverName ?? 'unknown'} broker at ${b.address}`;
-  return `${formatCount(p.records)} records of ${p.valueSize} B (key ${p.keySize} B), ${p.partitions} partitions, codec ${p.codec}, ${who}; median of ${p.repeat}`;
+  const idem = p.idempotent
+    ? `; idempotent producer: PRODUCE_IDEMPOTENT per record, batches of at most ${formatCount(report.batch.batchSize)} (${formatCount(report.batch.frames)} per repeat)`
+    : '';
+  return `${formatCount(p.records)} records of ${p.valueSize} B (key ${p.keySize} B), ${p.partitions} partitions, codec ${p.codec}, ${who}${idem}; median of ${p.repeat}`;
 }
 
 const csvCell = (v: string | number | null): string => (v === null ? '' : typeof v === 'number' ? String(Number(v.toFixed(6))) : /[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
@@ -72,7 +75,7 @@ export function batchVsSingleCsv(report: BatchVsSingleReport): string {
     mode, batchSize, n, r.frames, r.wallMs.median, r.wallMs.min, r.wallMs.max, r.recordsPerSec.median, r.recordsPerSec.min, r.recordsPerSec.max, medianCount(r.fsyncs), r.p50, r.p99, speedup,
   ];
   const rows = modeRows(report);
-  const out = [header, line('single', 1, rows[0]!, null), line('batch', n, rows[1]!, report.speedup)];
+  const out = [header, line('single', 1, rows[0]!, null), line('batch', report.batch.batchSize, rows[1]!, report.speedup)];
   for (const [i, s] of (report.sweep ?? []).entries()) out.push(line('sweep', s.batchSize, rows[i + 2]!, null));
   return csv(out);
 }

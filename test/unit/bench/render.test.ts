@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BatchVsSingleReport } from '../../../src/bench/batch-vs-single.js';
 import type { ThroughputReport } from '../../../src/bench/throughput.js';
-import { batchVsSingleCsv, medianCount, modeRows, sweepChart, throughputCsv } from '../../../src/cli/render/bench.js';
+import { batchVsSingleCsv, batchVsSingleSummary, medianCount, modeRows, sweepChart, throughputCsv } from '../../../src/cli/render/bench.js';
 
 const s = (median: number, min = median, max = median) => ({ median, min, max });
 const lat = { p50: 0.5, p90: 0.9, p99: 1.5, p999: 2, max: 3, count: 10 };
@@ -11,9 +11,9 @@ const broker = { address: '127.0.0.1:1', embedded: true, serverName: 'crater', s
 const report: BatchVsSingleReport = {
   kind: 'batch-vs-single',
   broker,
-  params: { records: 400, valueSize: 100, keySize: 8, partitions: 4, codec: 'none', repeat: 3 },
+  params: { records: 400, valueSize: 100, keySize: 8, partitions: 4, codec: 'none', repeat: 3, idempotent: false },
   single: { wallMs: s(400, 300, 500), recordsPerSec: s(1000), frames: 400, fsyncs: [400, 401, 400], latencyMs: lat },
-  batch: { wallMs: s(4, 3, 5), recordsPerSec: s(100_000), frames: 1, fsyncs: [4, 4, 4] },
+  batch: { wallMs: s(4, 3, 5), recordsPerSec: s(100_000), frames: 1, batchSize: 400, fsyncs: [4, 4, 4] },
   speedup: 100,
   sweep: [
     { batchSize: 1, frames: 400, wallMs: s(400), recordsPerSec: s(1000), fsyncs: [400] },
@@ -30,6 +30,21 @@ describe('batch-vs-single rendering', () => {
     expect(row(1)).toMatchObject({ mode: 'single', frames: '400', wall_ms_median: '400', wall_ms_min: '300', fsyncs_median: '400', p99_ms: '1.5', speedup: '' });
     expect(row(2)).toMatchObject({ mode: 'batch', batch_size: '400', frames: '1', records_per_sec_median: '100000', fsyncs_median: '4', speedup: '100' });
     expect(row(4)).toMatchObject({ mode: 'sweep', batch_size: '100', frames: '4', fsyncs_median: '16' });
+  });
+
+  it('idempotent: the batch row names the 1,024-record cap, the summary says which requests were timed', () => {
+    const idem: BatchVsSingleReport = {
+      ...report,
+      params: { ...report.params, records: 3000, idempotent: true },
+      batch: { ...report.batch, frames: 3, batchSize: 1024 },
+      sweep: null,
+    };
+    const lines = batchVsSingleCsv(idem).split('\n');
+    const header = lines[0]!.split(',');
+    const batchRow = Object.fromEntries(lines[2]!.split(',').map((v, j) => [header[j], v]));
+    expect(batchRow).toMatchObject({ mode: 'batch', batch_size: '1024', records: '3000', frames: '3' });
+    expect(batchVsSingleSummary(idem)).toMatch(/idempotent producer: PRODUCE_IDEMPOTENT per record, batches of at most 1,024 \(3 per repeat\)/);
+    expect(batchVsSingleSummary(report)).not.toMatch(/idempotent/);
   });
 
   it('rows: latency only on the single row; fsyncs shown as the middle repeat', () => {
