@@ -6,8 +6,8 @@
  *   value  u64 offset; zero-length = tombstone (DELETE_GROUP, DELETE_TOPIC)
  *
  * Start-up replays every partition front to back, the last record per key wins and a tombstone deletes the key.
- * A commit appends synchronously and then syncs; syncs of one partition are coalesced here (a sync that arrives
- * while one is in flight waits for a single follow-up), so a burst of commits costs about two fsyncs.
+ * A commit appends synchronously and then syncs; syncs of one partition are coalesced (internal-topic.ts), so a
+ * burst of commits costs about two fsyncs.
  */
 import {
   CONSUMER_OFFSETS_PARTITIONS,
@@ -21,9 +21,9 @@ import {
 import type { PartitionLog } from '../../storage/partition-log.js';
 import type { RecordToStore } from '../../storage/record.js';
 import type { Logger } from '../core.js';
+import { InternalTopicLogs, replayRecords } from '../internal-topic.js';
 
 export { CONSUMER_OFFSETS_PARTITIONS, CONSUMER_OFFSETS_TOPIC };
-const REPLAY_CHUNK = 4_096;
 
 export interface OffsetCommit {
   topic: string;
@@ -31,24 +31,23 @@ export interface OffsetCommit {
   offset: bigint;
 }
 
-interface SyncSlot {
-  inFlight: Promise<void> | undefined;
-  next: Promise<void> | undefined;
-}
-
 export class OffsetStore {
   /** group → topic → partition → committed offset */
   private readonly groups = new Map<string, Map<string, Map<number, bigint>>>();
-  private readonly syncs = new Map<PartitionLog, SyncSlot>();
-  private readonly pending = new Set<Promise<void>>();
-  /** Offset records appended (commits and tombstones) since start; tests count them. */
-  commitCount = 0;
+  private readonly logs: InternalTopicLogs;
 
   constructor(
-    private readonly logs: readonly PartitionLog[],
+    logs: readonly PartitionLog[],
     private readonly now: () => bigint,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.logs = new InternalTopicLogs(logs);
+  }
+
+  /** Offset records appended (commits and tombstones) since start; tests count them. */
+  get commitCount(): number {
+    return this.logs.appended;
+  }
 
   /** Opens the 16 partitions through `open` and replays them. */
   static async open(
@@ -65,15 +64,7 @@ export class OffsetStore {
 
   replay(): void {
     this.groups.clear();
-    for (const log of this.logs) {
-      let offset = log.logStartOffset;
-      while (offset < log.logEndOffset) {
-        const records = log.read(offset, { maxRecords: REPLAY_CHUNK });
-        if (records.length === 0) break;
-        for (const r of records) this.applyRecord(r.key, r.value);
-        offset = records[records.length - 1]!.nextOffset;
-      }
-    }
+    for (const { record } of replayRecords(this.logs.logs)) this.applyRecord(record.key, record.value);
   }
 
   private applyRecord(key: Buffer, value: Buffer): void {
@@ -132,9 +123,9 @@ export class OffsetStore {
       value: encodeOffsetValue(c.offset),
     }));
     const log = this.logFor(group);
-    this.append(log, records);
+    this.logs.append(log, records);
     for (const c of commits) this.set(group, c.topic, c.partition, c.offset);
-    return this.track(this.syncLog(log));
+    return this.logs.durable([log]);
   }
 
   /** Tombstones every offset of the group; resolves once durable. */
@@ -158,59 +149,24 @@ export class OffsetStore {
   }
 
   /** Waits for every sync started so far. */
-  async flush(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  flush(): Promise<void> {
+    return this.logs.flush();
   }
 
   private tombstone(group: string, keys: ReadonlyArray<{ topic: string; partition: number }>): Promise<void> {
     if (keys.length === 0) return Promise.resolve();
     const timestamp = this.now();
     const log = this.logFor(group);
-    this.append(
+    this.logs.append(
       log,
       keys.map((k) => ({ attrs: 0, timestamp, key: encodeOffsetKey({ group, ...k }), value: Buffer.alloc(0) })),
     );
     for (const k of keys) this.forget(group, k.topic, k.partition);
-    return this.track(this.syncLog(log));
-  }
-
-  private append(log: PartitionLog, records: RecordToStore[]): void {
-    const result = log.append(records);
-    this.commitCount += result.offsets.length;
-    if (result.error) throw result.error;
+    return this.logs.durable([log]);
   }
 
   private logFor(group: string): PartitionLog {
-    return this.logs[offsetsPartition(group, this.logs.length) - 1]!;
-  }
-
-  private syncLog(log: PartitionLog): Promise<void> {
-    let slot = this.syncs.get(log);
-    if (!slot) this.syncs.set(log, (slot = { inFlight: undefined, next: undefined }));
-    const s = slot;
-    if (!s.inFlight) {
-      s.inFlight = log.sync().finally(() => {
-        s.inFlight = undefined;
-      });
-      return s.inFlight;
-    }
-    // The running sync may have started before our append: one follow-up sync covers everyone arriving meanwhile.
-    s.next ??= s.inFlight
-      .catch(() => undefined)
-      .then(() => {
-        s.next = undefined;
-        return this.syncLog(log);
-      });
-    return s.next;
-  }
-
-  private track(p: Promise<void>): Promise<void> {
-    this.pending.add(p);
-    const done = (): void => {
-      this.pending.delete(p);
-    };
-    p.then(done, done);
-    return p;
+    return this.logs.log(offsetsPartition(group, this.logs.logs.length));
   }
 
   private set(group: string, topic: string, partition: number, offset: bigint): void {

@@ -16,8 +16,7 @@ import {
   decodeProducerStateRecord,
 } from '../../storage/producer-state-codec.js';
 import type { Logger } from '../core.js';
-
-const REPLAY_CHUNK = 4_096;
+import { replayRecords } from '../internal-topic.js';
 
 export interface ReplayedIdentity {
   producerId: bigint;
@@ -62,35 +61,27 @@ export function segmentFileOf(log: PartitionLog, offset: bigint): string {
 export function replayProducerState(logs: readonly PartitionLog[], logger: Logger): ProducerStateSnapshot {
   const slots = new Map<string, Slot>();
   let records = 0;
-  for (const log of logs) {
-    let offset = log.logStartOffset;
-    while (offset < log.logEndOffset) {
-      const batch = log.read(offset, { maxRecords: REPLAY_CHUNK });
-      if (batch.length === 0) break;
-      for (const r of batch) {
-        records++;
-        const keyId = r.key.toString('hex');
-        const decoded = decodeProducerStateRecord(r.key, r.value);
-        if (decoded.ok) {
-          slots.set(keyId, { ok: true, entry: decoded.value, timestamp: r.timestamp });
-          if (decoded.value.kind === 'memo' && decoded.value.value?.ignoredTail) {
-            logger.warn('__producer_state memo tail ignored; the memo acts as v2', {
-              file: segmentFileOf(log, r.offset),
-              offset: r.offset.toString(),
-              detail: decoded.value.value.ignoredTail,
-            });
-          }
-        } else if (decoded.problem === 'unknown-tag' || decoded.problem === 'empty-key') {
-          logger.warn('skipping a __producer_state record with an unknown key tag', {
-            file: segmentFileOf(log, r.offset),
-            offset: r.offset.toString(),
-            detail: decoded.detail,
-          });
-        } else {
-          slots.set(keyId, { ok: false, detail: decoded.detail, where: { file: segmentFileOf(log, r.offset), offset: r.offset } });
-        }
+  for (const { log, record: r } of replayRecords(logs)) {
+    records++;
+    const keyId = r.key.toString('hex');
+    const decoded = decodeProducerStateRecord(r.key, r.value);
+    if (decoded.ok) {
+      slots.set(keyId, { ok: true, entry: decoded.value, timestamp: r.timestamp });
+      if (decoded.value.kind === 'memo' && decoded.value.value?.ignoredTail) {
+        logger.warn('__producer_state memo tail ignored; the memo acts as v2', {
+          file: segmentFileOf(log, r.offset),
+          offset: r.offset.toString(),
+          detail: decoded.value.value.ignoredTail,
+        });
       }
-      offset = batch[batch.length - 1]!.nextOffset;
+    } else if (decoded.problem === 'unknown-tag' || decoded.problem === 'empty-key') {
+      logger.warn('skipping a __producer_state record with an unknown key tag', {
+        file: segmentFileOf(log, r.offset),
+        offset: r.offset.toString(),
+        detail: decoded.detail,
+      });
+    } else {
+      slots.set(keyId, { ok: false, detail: decoded.detail, where: { file: segmentFileOf(log, r.offset), offset: r.offset } });
     }
   }
   return build(slots, records);
