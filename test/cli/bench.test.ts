@@ -2,32 +2,9 @@
  * `crater bench batch-vs-single` and `crater bench throughput` through the built binary (`npm test` builds first, so
  * dist/ and the manifest are current). Small record counts; no timing assertions.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { crater } from '../helpers/cli.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function crater(args: string[]): Promise<Result> {
-  const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
-  for (const key of Object.keys(env)) if (key.startsWith('CRATER_') || ['NO_COLOR', 'FORCE_COLOR', 'DEBUG'].includes(key)) delete env[key];
-  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const small = ['--records', '20', '--repeat', '1'];
 

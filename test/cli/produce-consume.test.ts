@@ -2,64 +2,28 @@
  * produce, consume and fetch through the built binary against one in-process broker (port 0, temp dir). `npm test`
  * builds first, so dist/ and the manifest are current.
  */
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/index.js';
 import { decodeBytes } from '../../src/cli/render/envelope.js';
+import { type CliBroker, type CliResult, createTopic as createTopicAt, crater as run, jsonLines, spawnCrater, startCliBroker } from '../helpers/cli.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-let broker: Broker;
-let dataDir: string;
+let server: CliBroker;
 let address: string;
 
-function crater(args: string[], input?: string | Buffer, env: NodeJS.ProcessEnv = {}): Promise<Result> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', CRATER_BROKER: address, ...env };
-  for (const key of ['NO_COLOR', 'FORCE_COLOR', 'DEBUG']) delete childEnv[key];
-  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), ...args], { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  child.stdin.end(input ?? '');
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function crater(args: string[], input?: string | Buffer, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return run(args, input, { broker: address, env });
 }
 
-const jsonLines = (text: string) => text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
-
-async function createTopic(name: string, partitions: number): Promise<void> {
-  const client = await connect({ broker: address });
-  try {
-    await client.createTopic(name, partitions);
-  } finally {
-    await client.close();
-  }
-}
+const createTopic = (name: string, partitions: number): Promise<void> => createTopicAt(address, name, partitions);
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-cli-produce-'));
-  broker = await Broker.start({ dataDir, port: 0 });
-  address = `127.0.0.1:${broker.address.port}`;
+  server = await startCliBroker();
+  ({ address } = server);
 });
 
 afterAll(async () => {
-  await broker?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await server?.cleanup();
 });
 
 const binaryKey = Buffer.from([0x00, 0xff, 0x0a, 0x0d, 0xc3, 0x28]);
@@ -210,10 +174,9 @@ describe('consume', () => {
     await createTopic('many', 1);
     const lines = Array.from({ length: 3000 }, (_, i) => `value-${i}-${'x'.repeat(100)}`).join('\n');
     expect((await crater(['produce', 'many', '--batch', '1000'], lines)).code).toBe(0);
-    const env = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', CRATER_BROKER: address };
-    const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), 'consume', 'many', '--from', 'beginning', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const run = spawnCrater(['consume', 'many', '--from', 'beginning', '--json'], { broker: address });
+    const child = run.child;
+    child.stdin.end();
     const firstLine = await new Promise<string>((resolve) => {
       let buf = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -225,7 +188,7 @@ describe('consume', () => {
         }
       });
     });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stderr } = await run.done;
     expect(JSON.parse(firstLine).value).toEqual({ utf8: `value-0-${'x'.repeat(100)}` });
     expect(code).toBe(0);
     expect(stderr).toBe('');

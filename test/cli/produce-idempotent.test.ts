@@ -5,15 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../src/storage/partition-log.js';
-import { crater, createTopic, jsonLines } from '../helpers/cli.js';
-import { startTempBroker, type TempBroker } from '../helpers/temp-broker.js';
+import { type CliBroker, crater, createTopic, jsonLines, startCliBroker } from '../helpers/cli.js';
 
-let temp: TempBroker;
+let temp: CliBroker;
 let address: string;
 
 beforeAll(async () => {
-  temp = await startTempBroker({ port: 0 });
-  address = `127.0.0.1:${temp.port}`;
+  temp = await startCliBroker();
+  ({ address } = temp);
 });
 
 afterAll(async () => {

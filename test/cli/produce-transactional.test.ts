@@ -4,57 +4,27 @@
  * each saying why on stderr; `consume --isolation read_committed` then shows all of a committed input and nothing
  * of an aborted one. `npm test` builds first, so dist/ is current.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Broker } from '../../src/broker/broker.js';
+import type { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/client.js';
 import { TxnState } from '../../src/storage/txn-state-codec.js';
+import { type CliBroker, type CliResult, type CliRun, createTopic as createTopicAt, crater as run, spawnCrater as spawnAt, startCliBroker } from '../helpers/cli.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
+let server: CliBroker;
 let broker: Broker;
 let dataDir: string;
 let address: string;
 
-function spawnCrater(args: string[]): { child: ChildProcessWithoutNullStreams; done: Promise<Result> } {
-  const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', CRATER_BROKER: address };
-  for (const key of ['NO_COLOR', 'FORCE_COLOR', 'DEBUG', 'CRATER_TEST_CRASH_AT']) delete env[key];
-  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const done = new Promise<Result>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  return { child, done };
+function spawnCrater(args: string[]): CliRun {
+  return spawnAt(args, { broker: address });
 }
 
-function crater(args: string[], input: string): Promise<Result> {
-  const run = spawnCrater(args);
-  run.child.stdin.end(input);
-  return run.done;
+function crater(args: string[], input: string): Promise<CliResult> {
+  return run(args, input, { broker: address });
 }
 
-async function createTopic(name: string, partitions = 1): Promise<void> {
-  const client = await connect({ broker: address });
-  try {
-    await client.createTopic(name, partitions);
-  } finally {
-    await client.close();
-  }
-}
+const createTopic = (name: string, partitions = 1): Promise<void> => createTopicAt(address, name, partitions);
 
 async function consumed(topic: string, isolation: 'read_committed' | 'read_uncommitted'): Promise<string[]> {
   const r = await crater(['consume', topic, '--group', `g-${isolation}-${Math.random()}`, '--isolation', isolation, '-e', '--format', '%s\n'], '');
@@ -74,14 +44,12 @@ async function untilAppended(topic: string, n: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-cli-txn-'));
-  broker = await Broker.start({ dataDir, port: 0 });
-  address = `127.0.0.1:${broker.address.port}`;
+  server = await startCliBroker();
+  ({ broker, dataDir, address } = server);
 });
 
 afterAll(async () => {
-  await broker.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await server?.cleanup();
 });
 
 describe('crater produce --transactional', () => {

@@ -1,35 +1,14 @@
 /**
  * `crater segments inspect` through the built binary (`npm test` builds first, so dist/ and the manifest are current).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { crater, repoRoot } from '../helpers/cli.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const fixture = path.join(root, 'fixtures', 'data-dir');
+const fixture = path.join(repoRoot, 'fixtures', 'data-dir');
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function crater(args: string[]): Promise<Result> {
-  const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
-  for (const key of ['NO_COLOR', 'FORCE_COLOR', 'DEBUG']) delete env[key];
-  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 let dir: string;
 beforeEach(() => {

@@ -6,39 +6,18 @@
  * replaced by v3; pid 2 orders; pid 4 orders), v3 (pid 1 orders with 2 acks, pid 1 payments with a dangling ack);
  * the allocator watermark 4; tombstones for gone's identity and memo.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/client.js';
 import { encodeMemoKey } from '../../src/storage/producer-state-codec.js';
 import { encodeRecord } from '../../src/storage/record.js';
+import { crater, repoRoot } from '../helpers/cli.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const fixture = path.join(root, 'fixtures', 'producer-state');
+const fixture = path.join(repoRoot, 'fixtures', 'producer-state');
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function crater(args: string[]): Promise<Result> {
-  const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
-  for (const key of ['NO_COLOR', 'FORCE_COLOR', 'DEBUG']) delete env[key];
-  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 interface JsonEntry {
   kind: string;

@@ -2,40 +2,15 @@
  * topic, group and offsets commands through the built binary against one in-process broker: their --json shapes
  * (contracts) and their human output.
  */
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/index.js';
+import { type CliBroker, type CliResult, crater as run, startCliBroker } from '../helpers/cli.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-let broker: Broker;
-let dataDir: string;
+let server: CliBroker;
 let address: string;
 
-function crater(args: string[], input = ''): Promise<Result> {
-  const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', CRATER_BROKER: address };
-  for (const key of ['NO_COLOR', 'FORCE_COLOR', 'DEBUG']) delete env[key];
-  const child = spawn(process.execPath, [path.join(root, 'bin/run.js'), ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  child.stdin.end(input);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function crater(args: string[], input = ''): Promise<CliResult> {
+  return run(args, input, { broker: address });
 }
 
 async function json(args: string[]): Promise<any> {
@@ -45,14 +20,12 @@ async function json(args: string[]): Promise<any> {
 }
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-cli-admin-'));
-  broker = await Broker.start({ dataDir, port: 0 });
-  address = `127.0.0.1:${broker.address.port}`;
+  server = await startCliBroker();
+  ({ address } = server);
 });
 
 afterAll(async () => {
-  await broker?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await server?.cleanup();
 });
 
 describe('topic', () => {

@@ -7,6 +7,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from '../../src/client/client.js';
+import { type TempBroker, startTempBroker } from './temp-broker.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -75,4 +76,15 @@ export async function createTopic(address: string, name: string, partitions = 1)
   } finally {
     await client.close();
   }
+}
+
+export interface CliBroker extends TempBroker {
+  /** host:port to hand to `crater` as `{ broker: address }`. */
+  address: string;
+}
+
+/** An in-process broker on port 0 over a temp data dir for the CLI under test; `cleanup` stops it and removes the dir. */
+export async function startCliBroker(): Promise<CliBroker> {
+  const temp = await startTempBroker({ port: 0 });
+  return { ...temp, address: `127.0.0.1:${temp.port}` };
 }
