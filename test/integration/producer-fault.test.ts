@@ -6,70 +6,32 @@
  * Repeated at several kill points; the kills land wherever the broker happens to be (before the append, between
  * append and fsync, between fsync and reply).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdempotentSink } from '../../src/client/idempotent-sink.js';
 import { Producer } from '../../src/client/producer.js';
 import { openSession } from '../../src/client/session.js';
 import { inspectPaths } from '../../src/storage/inspect/inspect.js';
+import { type ChildBroker, killChildBroker, startChildBroker } from '../helpers/child-broker.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BATCHES = 36;
 const PER_BATCH = 25;
-
-interface ChildBroker {
-  child: ChildProcess;
-  address: string;
-  exited: Promise<void>;
-}
 
 let dataDir: string | undefined;
 let current: ChildBroker | undefined;
 
 afterEach(async () => {
-  if (current) {
-    current.child.kill('SIGKILL');
-    await current.exited;
-  }
+  if (current) await killChildBroker(current);
   current = undefined;
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   dataDir = undefined;
 });
 
-/** Starts `crater broker start` on the data dir and waits (up to a deadline) for its CRATER_BROKER= line. */
-function startChild(dir: string): Promise<ChildBroker> {
-  const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
-  const args = [path.join(root, 'bin/run.js'), 'broker', 'start', '--data-dir', dir, '--port', '0', '--topic', 'orders:3'];
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`broker did not start within 15 s: ${stderr}`)), 15_000);
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /CRATER_BROKER=(\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, address: m[1]!, exited });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`broker exited with ${code} before listening: ${stderr}`));
-    });
-  });
-}
 
-async function kill(broker: ChildBroker): Promise<void> {
-  broker.child.kill('SIGKILL');
-  await broker.exited;
-}
+
+const startChild = (dir: string): Promise<ChildBroker> => startChildBroker(dir, { topics: ['orders:3'] });
 
 const valueOf = (batch: number, i: number) => `b${batch}-r${i}`;
 
@@ -100,7 +62,7 @@ describe('SIGKILL during durable idempotent batch traffic', () => {
         if (delay !== undefined) {
           const victim = current!;
           await new Promise((r) => setTimeout(r, delay));
-          await kill(victim);
+          await killChildBroker(victim);
           kills++;
           current = await startChild(dataDir);
         }

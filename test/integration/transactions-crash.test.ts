@@ -6,11 +6,9 @@
  * offsets applied, the records visible to read_committed. The producer's END_TXN, resent on a resumed session,
  * is answered OK because the commit decision was already taken.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Client, connect } from '../../src/client/client.js';
 import { IdempotentSink } from '../../src/client/idempotent-sink.js';
@@ -18,14 +16,7 @@ import { Producer } from '../../src/client/producer.js';
 import { openSession } from '../../src/client/session.js';
 import { RecordAttr, decodeControlValue } from '../../src/storage/record.js';
 import { SegmentedLog } from '../../src/storage/segmented-log.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface ChildBroker {
-  child: ChildProcess;
-  address: string;
-  exited: Promise<NodeJS.Signals | null>;
-}
+import { type ChildBroker, killChildBroker, startChildBroker } from '../helpers/child-broker.js';
 
 let dataDir: string | undefined;
 let current: ChildBroker | undefined;
@@ -33,41 +24,13 @@ const clients: Client[] = [];
 
 afterEach(async () => {
   await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-  if (current) {
-    current.child.kill('SIGKILL');
-    await current.exited;
-  }
+  if (current) await killChildBroker(current);
   current = undefined;
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   dataDir = undefined;
 });
 
-function startChild(dir: string, crashAt?: string): Promise<ChildBroker> {
-  const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
-  delete env.CRATER_TEST_CRASH_AT;
-  if (crashAt) env.CRATER_TEST_CRASH_AT = crashAt;
-  const args = [path.join(root, 'bin/run.js'), 'broker', 'start', '--data-dir', dir, '--port', '0', '--topic', 'orders:2'];
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`broker did not start within 15 s: ${stderr}`)), 15_000);
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /CRATER_BROKER=(\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, address: m[1]!, exited });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`broker exited with ${code} before listening: ${stderr}`));
-    });
-  });
-}
+const startChild = (dir: string, crashAt?: string): Promise<ChildBroker> => startChildBroker(dir, { topics: ['orders:2'], crashAt });
 
 describe('crash after PREPARE_COMMIT', () => {
   it('rolls the transaction forward on restart and the resent END_TXN commit is answered OK', async () => {
