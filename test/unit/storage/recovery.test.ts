@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StorageError } from '../../../src/errors.js';
 import type { RecordToStore } from '../../../src/storage/partition-log.js';
 import { encodeRecord, recordSize } from '../../../src/storage/record.js';
 import { SegmentedLog } from '../../../src/storage/segmented-log.js';
+import { stem, useTempPartition } from '../../helpers/temp-partition.js';
 
 const T0 = 1_700_000_000_000n;
 
@@ -13,47 +13,26 @@ function rec(value: Buffer | string, timestamp = T0): RecordToStore {
   return { attrs: 0, timestamp, key: Buffer.alloc(0), value: typeof value === 'string' ? Buffer.from(value) : value };
 }
 
-function stem(base: bigint | number): string {
-  return String(base).padStart(20, '0');
-}
-
-let tmp: string;
-let dir: string;
-const open: SegmentedLog[] = [];
-
-async function openLog(options: Parameters<typeof SegmentedLog.open>[1] = {}): Promise<SegmentedLog> {
-  const log = await SegmentedLog.open(dir, options);
-  open.push(log);
-  return log;
-}
+const part = useTempPartition('crater-recovery-', {});
+const openLog = part.openLog;
 
 /** Writes records through a log and closes it, then removes the clean-shutdown marker: what a crash leaves. */
 async function writeThenCrash(records: RecordToStore[], options: { maxSegmentSize?: number; checkpoint?: number } = {}): Promise<bigint[]> {
-  const log = await SegmentedLog.open(dir, { create: true, ...options });
+  const log = await SegmentedLog.open(part.dir, { create: true, ...options });
   const { offsets } = log.append(records);
   await log.close();
-  fs.rmSync(path.join(dir, '.clean-shutdown'));
-  if (options.checkpoint !== undefined) fs.writeFileSync(path.join(dir, 'recovery-checkpoint'), String(options.checkpoint));
+  fs.rmSync(path.join(part.dir, '.clean-shutdown'));
+  if (options.checkpoint !== undefined) fs.writeFileSync(path.join(part.dir, 'recovery-checkpoint'), String(options.checkpoint));
   return offsets;
 }
 
 function timeIndexPositions(base: number): number[] {
-  const buf = fs.readFileSync(path.join(dir, `${stem(base)}.timeindex`));
+  const buf = fs.readFileSync(path.join(part.dir, `${stem(base)}.timeindex`));
   expect(buf.length % 12).toBe(0);
   const out: number[] = [];
   for (let p = 0; p < buf.length; p += 12) out.push(buf.readUInt32BE(p + 8));
   return out;
 }
-
-beforeEach(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-recovery-'));
-  dir = path.join(tmp, 'orders', 'partition-1');
-});
-
-afterEach(async () => {
-  for (const log of open.splice(0)) await log.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
 
 describe('segmented recovery', () => {
   it('crash table: a last record cut at every byte loses only that record; LEO and time index follow', async () => {
@@ -63,16 +42,16 @@ describe('segmented recovery', () => {
     const lastStart = Number(offsets[2]);
     const lastSize = recordSize(records[2]!);
     expect(timeIndexPositions(0)).toEqual([0, 4129, 8258]);
-    const logFile = path.join(dir, `${stem(0)}.log`);
+    const logFile = path.join(part.dir, `${stem(0)}.log`);
     const whole = fs.readFileSync(logFile);
-    const indexFile = path.join(dir, `${stem(0)}.timeindex`);
+    const indexFile = path.join(part.dir, `${stem(0)}.timeindex`);
     const wholeIndex = fs.readFileSync(indexFile);
     for (let cut = 0; cut <= lastSize; cut++) {
       fs.writeFileSync(logFile, whole.subarray(0, lastStart + cut));
       fs.writeFileSync(indexFile, wholeIndex);
-      fs.rmSync(path.join(dir, '.clean-shutdown'), { force: true });
-      fs.writeFileSync(path.join(dir, 'recovery-checkpoint'), '0');
-      const log = await SegmentedLog.open(dir);
+      fs.rmSync(path.join(part.dir, '.clean-shutdown'), { force: true });
+      fs.writeFileSync(path.join(part.dir, 'recovery-checkpoint'), '0');
+      const log = await SegmentedLog.open(part.dir);
       const kept = cut === lastSize ? 3 : 2;
       const expectedLeo = kept === 3 ? lastStart + lastSize : lastStart;
       expect(log.logEndOffset, `cut ${cut}`).toBe(BigInt(expectedLeo));
@@ -89,7 +68,7 @@ describe('segmented recovery', () => {
     const records = Array.from({ length: 9 }, (_, i) => rec(Buffer.alloc(71, i)));
     await writeThenCrash(records, { maxSegmentSize: 300, checkpoint: 0 });
     // Segment 300 holds records 3, 4, 5; flip a payload byte of record 4 (at 400).
-    const sealed = path.join(dir, `${stem(300)}.log`);
+    const sealed = path.join(part.dir, `${stem(300)}.log`);
     const bytes = fs.readFileSync(sealed);
     bytes[100 + 30] ^= 0x01;
     fs.writeFileSync(sealed, bytes);
@@ -107,10 +86,10 @@ describe('segmented recovery', () => {
   });
 
   it('after a clean stop trusts sealed segments: a bad CRC there surfaces as a corrupt read, not a truncation', async () => {
-    const log0 = await SegmentedLog.open(dir, { create: true, maxSegmentSize: 300 });
+    const log0 = await SegmentedLog.open(part.dir, { create: true, maxSegmentSize: 300 });
     log0.append(Array.from({ length: 9 }, (_, i) => rec(Buffer.alloc(71, i))));
     await log0.close();
-    const sealed = path.join(dir, `${stem(300)}.log`);
+    const sealed = path.join(part.dir, `${stem(300)}.log`);
     const bytes = fs.readFileSync(sealed);
     bytes[100 + 30] ^= 0x01;
     fs.writeFileSync(sealed, bytes);
@@ -131,7 +110,7 @@ describe('segmented recovery', () => {
   it('starts verifying a sealed segment at checkpoint − base when the checkpoint falls inside it', async () => {
     await writeThenCrash(Array.from({ length: 9 }, (_, i) => rec(Buffer.alloc(71, i))), { maxSegmentSize: 300, checkpoint: 400 });
     // Damage the record at 300, below the checkpoint: it was durable before the crash, so it is not re-verified.
-    const sealed = path.join(dir, `${stem(300)}.log`);
+    const sealed = path.join(part.dir, `${stem(300)}.log`);
     const bytes = fs.readFileSync(sealed);
     bytes[30] ^= 0x01;
     fs.writeFileSync(sealed, bytes);
@@ -141,11 +120,11 @@ describe('segmented recovery', () => {
   });
 
   it('cuts a length prefix claiming terabytes without allocating it', async () => {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(part.dir, { recursive: true });
     const good = encodeRecord(rec('fine'));
     const liar = Buffer.alloc(64, 0xab);
     liar.writeBigUInt64BE(0x100_0000_0000n, 0); // 1 TiB
-    fs.writeFileSync(path.join(dir, `${stem(0)}.log`), Buffer.concat([good, liar]));
+    fs.writeFileSync(path.join(part.dir, `${stem(0)}.log`), Buffer.concat([good, liar]));
     const log = await openLog();
     expect(log.logEndOffset).toBe(BigInt(good.length));
     expect(log.recovery.verified[0]!.problem).toMatch(/short-body/);
@@ -153,18 +132,17 @@ describe('segmented recovery', () => {
   });
 
   it('cuts a record whose length is below the minimum, and a tail too short for a length prefix', async () => {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(part.dir, { recursive: true });
     const good = encodeRecord(rec('fine'));
     const tiny = Buffer.alloc(30);
     tiny.writeBigUInt64BE(5n, 0);
-    fs.writeFileSync(path.join(dir, `${stem(0)}.log`), Buffer.concat([good, tiny]));
+    fs.writeFileSync(path.join(part.dir, `${stem(0)}.log`), Buffer.concat([good, tiny]));
     const log = await openLog();
     expect(log.logEndOffset).toBe(BigInt(good.length));
     expect(log.recovery.verified[0]!.problem).toMatch(/impossible-length/);
     await log.close();
-    open.pop();
-    fs.appendFileSync(path.join(dir, `${stem(0)}.log`), Buffer.from([0, 0, 0]));
-    fs.rmSync(path.join(dir, '.clean-shutdown'));
+    fs.appendFileSync(path.join(part.dir, `${stem(0)}.log`), Buffer.from([0, 0, 0]));
+    fs.rmSync(path.join(part.dir, '.clean-shutdown'));
     const again = await openLog();
     expect(again.logEndOffset).toBe(BigInt(good.length));
     expect(again.recovery.verified[0]!.problem).toMatch(/short-length-prefix/);
@@ -173,7 +151,7 @@ describe('segmented recovery', () => {
   it('drops a partial trailing time-index entry and entries at or past the verified size', async () => {
     const records = [rec(Buffer.alloc(4100, 1)), rec(Buffer.alloc(4100, 2))];
     await writeThenCrash(records, { checkpoint: 0 });
-    const indexFile = path.join(dir, `${stem(0)}.timeindex`);
+    const indexFile = path.join(part.dir, `${stem(0)}.timeindex`);
     const entryPastEnd = Buffer.alloc(12);
     entryPastEnd.writeBigUInt64BE(T0 + 5n, 0);
     entryPastEnd.writeUInt32BE(999_999, 8);
@@ -185,8 +163,8 @@ describe('segmented recovery', () => {
   });
 
   it('opens an empty segment file and a missing time index, and appends from the segment base', async () => {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, `${stem(0)}.log`), '');
+    fs.mkdirSync(part.dir, { recursive: true });
+    fs.writeFileSync(path.join(part.dir, `${stem(0)}.log`), '');
     const log = await openLog();
     expect(log.logEndOffset).toBe(0n);
     expect(log.read(0n, { maxRecords: 5 })).toEqual([]);
@@ -195,25 +173,24 @@ describe('segmented recovery', () => {
   });
 
   it('ignores files that are not segments, and refuses a segment name that is not a file', async () => {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'notes.log'), 'hello');
-    fs.writeFileSync(path.join(dir, '123.log'), 'hello');
-    fs.writeFileSync(path.join(dir, 'recovery-checkpoint'), 'not a number');
+    fs.mkdirSync(part.dir, { recursive: true });
+    fs.writeFileSync(path.join(part.dir, 'notes.log'), 'hello');
+    fs.writeFileSync(path.join(part.dir, '123.log'), 'hello');
+    fs.writeFileSync(path.join(part.dir, 'recovery-checkpoint'), 'not a number');
     const log = await openLog();
     expect(log.segmentBases()).toEqual([0n]);
     expect(log.append([rec('x')]).offsets).toEqual([0n]);
     await log.close();
-    open.pop();
-    expect(fs.readFileSync(path.join(dir, 'notes.log'), 'utf8')).toBe('hello');
-    fs.mkdirSync(path.join(dir, `${stem(5000)}.log`));
-    await expect(SegmentedLog.open(dir)).rejects.toBeInstanceOf(StorageError);
+    expect(fs.readFileSync(path.join(part.dir, 'notes.log'), 'utf8')).toBe('hello');
+    fs.mkdirSync(path.join(part.dir, `${stem(5000)}.log`));
+    await expect(SegmentedLog.open(part.dir)).rejects.toBeInstanceOf(StorageError);
   });
 
   it('refuses overlapping segments with a StorageError that names them', async () => {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, `${stem(0)}.log`), Buffer.concat([encodeRecord(rec('a')), encodeRecord(rec('b'))]));
-    fs.writeFileSync(path.join(dir, `${stem(10)}.log`), encodeRecord(rec('c')));
-    fs.writeFileSync(path.join(dir, '.clean-shutdown'), '1');
-    await expect(SegmentedLog.open(dir)).rejects.toMatchObject({ code: 'ERR_STORAGE', message: expect.stringContaining('past the next') });
+    fs.mkdirSync(part.dir, { recursive: true });
+    fs.writeFileSync(path.join(part.dir, `${stem(0)}.log`), Buffer.concat([encodeRecord(rec('a')), encodeRecord(rec('b'))]));
+    fs.writeFileSync(path.join(part.dir, `${stem(10)}.log`), encodeRecord(rec('c')));
+    fs.writeFileSync(path.join(part.dir, '.clean-shutdown'), '1');
+    await expect(SegmentedLog.open(part.dir)).rejects.toMatchObject({ code: 'ERR_STORAGE', message: expect.stringContaining('past the next') });
   });
 });

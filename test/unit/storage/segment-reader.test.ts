@@ -1,16 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CorruptDataError } from '../../../src/errors.js';
 import type { LogRecord, RecordToStore } from '../../../src/storage/partition-log.js';
-import { SegmentedLog } from '../../../src/storage/segmented-log.js';
+import { stem, useTempPartition } from '../../helpers/temp-partition.js';
 
 const T0 = 1_700_000_000_000n;
-
-function stem(base: bigint | number): string {
-  return String(base).padStart(20, '0');
-}
 
 /** Plain records of assorted sizes (one larger than any first read), with transactional, header and control ones. */
 function mixedRecords(): RecordToStore[] {
@@ -32,25 +27,11 @@ function view(r: LogRecord): unknown {
   return { ...r, key: r.key.toString('hex'), value: r.value.toString('hex') };
 }
 
-let tmp: string;
-let dir: string;
-const open: SegmentedLog[] = [];
+const part = useTempPartition('crater-segreader-');
+const openLog = part.openLog;
 
-async function openLog(options: Parameters<typeof SegmentedLog.open>[1] = {}): Promise<SegmentedLog> {
-  const log = await SegmentedLog.open(dir, { create: true, ...options });
-  open.push(log);
-  return log;
-}
-
-beforeEach(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-segreader-'));
-  dir = path.join(tmp, 'orders', 'partition-1');
-});
-
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  for (const log of open.splice(0)) await log.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('segment reads', () => {
@@ -84,7 +65,6 @@ describe('segment reads', () => {
       }
     }
     await log.close();
-    open.length = 0;
     log = await openLog({ maxSegmentSize: 3_000 });
     expect(log.read(0n, { maxRecords: 1000, maxBytes: 1 << 30 }).map(view)).toEqual(expected);
   });
@@ -113,8 +93,7 @@ describe('validation on read', () => {
     const { offsets } = log.append(records);
     expect(log.segmentCount).toBeGreaterThan(2);
     await log.close();
-    open.length = 0;
-    return { offsets, file: path.join(dir, `${stem(0)}.log`) };
+    return { offsets, file: path.join(part.dir, `${stem(0)}.log`) };
   }
 
   it('checks the payload CRC of bytes this process did not write the first time it reads them', async () => {
@@ -147,7 +126,7 @@ describe('validation on read', () => {
     const log = await openLog();
     const { offsets } = log.append(Array.from({ length: 3 }, (_, i) => ({ attrs: 0, timestamp: T0, key: Buffer.from('k'), value: Buffer.from([i]) })));
     expect(log.read(0n, { maxRecords: 10 })).toHaveLength(3);
-    const file = path.join(dir, `${stem(0)}.log`);
+    const file = path.join(part.dir, `${stem(0)}.log`);
     const bytes = fs.readFileSync(file);
     bytes[Number(offsets[2]) + 8 + 1 + 3] ^= 0x01;
     fs.writeFileSync(file, bytes);
@@ -166,7 +145,6 @@ describe('validation on read', () => {
     expect(log.read(0n, { maxRecords: 1 })[0]!.value[59]).toBe(0 ^ 0x01);
     // ...while a fresh log over the same files verifies them again and stops at it.
     await log.close();
-    open.length = 0;
     const again = await openLog({ maxSegmentSize: 200 });
     expect(() => again.read(0n, { maxRecords: 10 })).toThrow(/payload CRC/);
   });

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StorageError } from '../../../src/errors.js';
 import type { RecordToStore } from '../../../src/storage/partition-log.js';
 import { encodeRecord, recordSize } from '../../../src/storage/record.js';
 import { SegmentedLog } from '../../../src/storage/segmented-log.js';
-import { TIME_INDEX_ENTRY_BYTES } from '../../../src/storage/time-index.js';
+import { stem, timeIndexEntries, useTempPartition } from '../../helpers/temp-partition.js';
 
 const T0 = 1_700_000_000_000n;
 
@@ -14,38 +13,8 @@ function rec(value: string | Buffer, timestamp = T0, key = ''): RecordToStore {
   return { attrs: 0, timestamp, key: Buffer.from(key), value: typeof value === 'string' ? Buffer.from(value) : value };
 }
 
-function stem(base: bigint | number): string {
-  return String(base).padStart(20, '0');
-}
-
-function timeIndexEntries(dir: string, base: bigint | number): Array<{ ts: bigint; pos: number }> {
-  const buf = fs.readFileSync(path.join(dir, `${stem(base)}.timeindex`));
-  const out: Array<{ ts: bigint; pos: number }> = [];
-  for (let p = 0; p + TIME_INDEX_ENTRY_BYTES <= buf.length; p += TIME_INDEX_ENTRY_BYTES) {
-    out.push({ ts: buf.readBigUInt64BE(p), pos: buf.readUInt32BE(p + 8) });
-  }
-  return out;
-}
-
-let tmp: string;
-let dir: string;
-const open: SegmentedLog[] = [];
-
-async function openLog(options: Parameters<typeof SegmentedLog.open>[1] = {}): Promise<SegmentedLog> {
-  const log = await SegmentedLog.open(dir, { create: true, ...options });
-  open.push(log);
-  return log;
-}
-
-beforeEach(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-seglog-'));
-  dir = path.join(tmp, 'orders', 'partition-1');
-});
-
-afterEach(async () => {
-  for (const log of open.splice(0)) await log.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+const part = useTempPartition('crater-seglog-');
+const openLog = part.openLog;
 
 describe('SegmentedLog offsets and round trips', () => {
   it('gives byte positions as offsets: the first record at 0, the next at offset + size', async () => {
@@ -62,7 +31,7 @@ describe('SegmentedLog offsets and round trips', () => {
     expect(read.map((r) => r.offset)).toEqual(offsets);
     expect(read[2]!.nextOffset).toBe(log.logEndOffset);
     // The log file holds exactly the encoded records, back to back.
-    const bytes = fs.readFileSync(path.join(dir, `${stem(0)}.log`));
+    const bytes = fs.readFileSync(path.join(part.dir, `${stem(0)}.log`));
     expect(bytes.equals(Buffer.concat(records.map(encodeRecord)))).toBe(true);
   });
 
@@ -77,12 +46,12 @@ describe('SegmentedLog offsets and round trips', () => {
     expect(offsets).toEqual(records.map((_, i) => BigInt(i * size)));
     expect(log.segmentBases()).toEqual([0n, 300n, 600n, 900n]);
     for (const base of [0, 300, 600, 900]) {
-      expect(fs.statSync(path.join(dir, `${stem(base)}.log`)).size).toBe(300);
-      expect(fs.existsSync(path.join(dir, `${stem(base)}.timeindex`))).toBe(true);
-      expect(fs.readFileSync(path.join(dir, `${stem(base)}.meta`), 'utf8')).toMatch(/^\d+(\.\d+)?$/);
+      expect(fs.statSync(path.join(part.dir, `${stem(base)}.log`)).size).toBe(300);
+      expect(fs.existsSync(path.join(part.dir, `${stem(base)}.timeindex`))).toBe(true);
+      expect(fs.readFileSync(path.join(part.dir, `${stem(base)}.meta`), 'utf8')).toMatch(/^\d+(\.\d+)?$/);
     }
     // The checkpoint names the base of the last roll.
-    expect(fs.readFileSync(path.join(dir, 'recovery-checkpoint'), 'utf8')).toBe('900');
+    expect(fs.readFileSync(path.join(part.dir, 'recovery-checkpoint'), 'utf8')).toBe('900');
     const all = log.read(0n, { maxRecords: 100 });
     expect(all.map((r) => r.value[0])).toEqual(records.map((_, i) => i));
     // A bounded read that starts mid-log crosses the segment boundary at 600.
@@ -121,7 +90,7 @@ describe('SegmentedLog offsets and round trips', () => {
     const { offsets } = log.append([rec('one'), rec('two'), rec('three')]);
     // Corrupt the second record's header (its timestamp) behind the log's back: the first is returned, the read
     // stops there. (Payload bytes this process wrote are not re-hashed on read: see segment-reader.test.ts.)
-    const file = path.join(dir, `${stem(0)}.log`);
+    const file = path.join(part.dir, `${stem(0)}.log`);
     const bytes = fs.readFileSync(file);
     bytes[Number(offsets[1]) + 8 + 5] ^= 0xff;
     fs.writeFileSync(file, bytes);
@@ -168,14 +137,14 @@ describe('SegmentedLog durability', () => {
   });
 
   it('writes the checkpoint (= LEO) and .clean-shutdown at close, and removes the marker on the next load', async () => {
-    const log = await SegmentedLog.open(dir, { create: true, maxSegmentSize: 200 });
+    const log = await SegmentedLog.open(part.dir, { create: true, maxSegmentSize: 200 });
     log.append(Array.from({ length: 5 }, () => rec(Buffer.alloc(71))));
     const leo = log.logEndOffset;
     await log.close();
-    expect(fs.readFileSync(path.join(dir, '.clean-shutdown'), 'utf8')).toBe('1');
-    expect(fs.readFileSync(path.join(dir, 'recovery-checkpoint'), 'utf8')).toBe(String(leo));
+    expect(fs.readFileSync(path.join(part.dir, '.clean-shutdown'), 'utf8')).toBe('1');
+    expect(fs.readFileSync(path.join(part.dir, 'recovery-checkpoint'), 'utf8')).toBe(String(leo));
     const again = await openLog({ maxSegmentSize: 200 });
-    expect(fs.existsSync(path.join(dir, '.clean-shutdown'))).toBe(false);
+    expect(fs.existsSync(path.join(part.dir, '.clean-shutdown'))).toBe(false);
     expect(again.recovery.cleanShutdown).toBe(true);
     expect(again.logEndOffset).toBe(leo);
     expect(again.read(0n, { maxRecords: 10 })).toHaveLength(5);
@@ -192,7 +161,6 @@ describe('SegmentedLog durability', () => {
     expect(log.fsyncCount).toBe(1);
     log.faults = undefined;
     await log.close();
-    open.pop();
     const again = await openLog();
     expect(again.read(0n, { maxRecords: 10 }).map((r) => r.value.toString())).toEqual(['r0', 'r1', 'r2']);
     expect(again.logEndOffset).toBe(BigInt(records.slice(0, 3).reduce((n, r) => n + recordSize(r), 0)));
@@ -210,7 +178,7 @@ describe('SegmentedLog durability', () => {
     const log = await openLog();
     log.append([rec('one')]);
     const end = log.logEndOffset;
-    const file = path.join(dir, `${stem(0)}.log`);
+    const file = path.join(part.dir, `${stem(0)}.log`);
     const realWrite = fs.writeSync;
     // The write of 'lost' gets 5 bytes onto the disk, then fails, and cutting them back fails too: a torn tail.
     const write = vi
@@ -240,16 +208,16 @@ describe('SegmentedLog durability', () => {
     const log = await openLog();
     log.append([rec('one')]);
     const end = log.logEndOffset;
-    fs.appendFileSync(path.join(dir, `${stem(0)}.log`), Buffer.from('garbage!'));
+    fs.appendFileSync(path.join(part.dir, `${stem(0)}.log`), Buffer.from('garbage!'));
     const { offsets } = log.append([rec('two')]);
     expect(offsets).toEqual([end]);
     expect(log.segmentBases()).toEqual([0n]);
-    expect(fs.statSync(path.join(dir, `${stem(0)}.log`)).size).toBe(Number(log.logEndOffset));
+    expect(fs.statSync(path.join(part.dir, `${stem(0)}.log`)).size).toBe(Number(log.logEndOffset));
     expect(log.read(0n, { maxRecords: 5 }).map((r) => r.value.toString())).toEqual(['one', 'two']);
   });
 
   it('refuses appends, reads and syncs after close', async () => {
-    const log = await SegmentedLog.open(dir, { create: true });
+    const log = await SegmentedLog.open(part.dir, { create: true });
     await log.close();
     expect(log.append([rec('x')]).error).toBeInstanceOf(StorageError);
     expect(() => log.read(0n, { maxRecords: 1 })).toThrow(StorageError);
@@ -266,8 +234,7 @@ describe('SegmentedLog time index and offsetForTimestamp', () => {
     log.append(records);
     log.append([rec(Buffer.alloc(1000), T0 + 1000n)]);
     await log.close();
-    open.pop();
-    const entries = timeIndexEntries(dir, 0);
+    const entries = timeIndexEntries(part.dir, 0);
     expect(entries.map((e) => e.pos)).toEqual([0, 4116, 9261]);
     expect(entries.map((e) => e.ts)).toEqual([T0, T0 + 40n, T0 + 90n]);
     for (let i = 1; i < entries.length; i++) {
@@ -294,7 +261,7 @@ describe('SegmentedLog retention', () => {
     let now = 1_700_000_000_123;
     const hour = 3_600_000;
     const log = await openLog({ maxSegmentSize: 100, now: () => now });
-    expect(fs.readFileSync(path.join(dir, `${stem(0)}.meta`), 'utf8')).toBe('1700000000.123');
+    expect(fs.readFileSync(path.join(part.dir, `${stem(0)}.meta`), 'utf8')).toBe('1700000000.123');
     const r = rec(Buffer.alloc(71));
     log.append([r]);
     now += hour;
@@ -306,9 +273,9 @@ describe('SegmentedLog retention', () => {
     // Cutoff just past segment 1's start: segment 0 goes, segment 1 stays (segment 2 started after the cutoff).
     const result = await log.applyRetention(start + hour + 60_000 + 1_800_000, 1_800_000);
     expect(result).toEqual({ deletedSegments: 1, deletedBytes: 100, logStartOffset: 100n });
-    expect(fs.existsSync(path.join(dir, `${stem(0)}.log`))).toBe(false);
-    expect(fs.existsSync(path.join(dir, `${stem(0)}.timeindex`))).toBe(false);
-    expect(fs.existsSync(path.join(dir, `${stem(0)}.meta`))).toBe(false);
+    expect(fs.existsSync(path.join(part.dir, `${stem(0)}.log`))).toBe(false);
+    expect(fs.existsSync(path.join(part.dir, `${stem(0)}.timeindex`))).toBe(false);
+    expect(fs.existsSync(path.join(part.dir, `${stem(0)}.meta`))).toBe(false);
     expect(log.logStartOffset).toBe(100n);
     // A cursor below the log start is moved up to it.
     expect(log.read(0n, { maxRecords: 5 }).map((x) => x.offset)).toEqual([100n, 200n]);
@@ -319,14 +286,14 @@ describe('SegmentedLog retention', () => {
   });
 
   it('falls back to the log file mtime when .meta is missing or unreadable', async () => {
-    const log = await SegmentedLog.open(dir, { create: true, maxSegmentSize: 100 });
+    const log = await SegmentedLog.open(part.dir, { create: true, maxSegmentSize: 100 });
     log.append([rec(Buffer.alloc(71)), rec(Buffer.alloc(71))]);
     await log.close();
-    fs.rmSync(path.join(dir, `${stem(0)}.meta`));
-    fs.writeFileSync(path.join(dir, `${stem(100)}.meta`), 'not a number');
+    fs.rmSync(path.join(part.dir, `${stem(0)}.meta`));
+    fs.writeFileSync(path.join(part.dir, `${stem(100)}.meta`), 'not a number');
     const old = new Date(Date.now() - 10 * 86_400_000);
-    fs.utimesSync(path.join(dir, `${stem(0)}.log`), old, old);
-    fs.utimesSync(path.join(dir, `${stem(100)}.log`), old, old);
+    fs.utimesSync(path.join(part.dir, `${stem(0)}.log`), old, old);
+    fs.utimesSync(path.join(part.dir, `${stem(100)}.log`), old, old);
     const again = await openLog({ maxSegmentSize: 100 });
     again.append([rec('fresh')]);
     const result = await again.applyRetention(Date.now(), 7 * 86_400_000);
@@ -337,15 +304,15 @@ describe('SegmentedLog retention', () => {
 
 describe('SegmentedLog bad input', () => {
   it('refuses a missing partition directory with a StorageError unless asked to create it', async () => {
-    await expect(SegmentedLog.open(path.join(tmp, 'nope', 'partition-1'))).rejects.toMatchObject({
+    await expect(SegmentedLog.open(path.join(part.tmp, 'nope', 'partition-1'))).rejects.toMatchObject({
       code: 'ERR_STORAGE',
       message: expect.stringContaining('does not exist'),
     });
-    fs.writeFileSync(path.join(tmp, 'file'), 'x');
-    await expect(SegmentedLog.open(path.join(tmp, 'file'))).rejects.toBeInstanceOf(StorageError);
+    fs.writeFileSync(path.join(part.tmp, 'file'), 'x');
+    await expect(SegmentedLog.open(path.join(part.tmp, 'file'))).rejects.toBeInstanceOf(StorageError);
   });
 
   it('refuses a maxSegmentSize above 4 GiB', async () => {
-    await expect(SegmentedLog.open(dir, { create: true, maxSegmentSize: 5 * 1024 ** 3 })).rejects.toBeInstanceOf(StorageError);
+    await expect(SegmentedLog.open(part.dir, { create: true, maxSegmentSize: 5 * 1024 ** 3 })).rejects.toBeInstanceOf(StorageError);
   });
 });
