@@ -1,10 +1,10 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { ExitCode, renderExitCodeTable } from '../../cli/exit-codes.js';
+import { byteEncodingFlags, findingsExitCodes, jsonlFlag, verifyFlag } from '../../cli/disk-flags.js';
+import { ExitCode } from '../../cli/exit-codes.js';
 import { stringifyJson } from '../../cli/render/json.js';
 import {
   type ByteEncoding,
-  byteEncodings,
   findingColumns,
   recordColumns,
   recordJson,
@@ -25,9 +25,7 @@ PATH may be a segment file, a partition-<id> directory, a topic directory or a d
 
 Output: a table on a terminal, aligned plain text in a pipe, and a closing summary on stderr. --json prints one JSON document; --jsonl prints one line per record (per segment at --level segment), one per finding, then a summary line. In JSON, offsets, producer ids and timestamps are numbers when they are safe integers (up to 2^53-1) and decimal strings otherwise; keys, values and header values are strings in --key-encoding / --value-encoding.
 
-Exit codes:
-${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'CORRUPT'])}
-Without --verify, findings are reported and the exit code is 0.`;
+${findingsExitCodes()}`;
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> ./data_server',
@@ -43,14 +41,9 @@ Without --verify, findings are reported and the exit code is 0.`;
 
   static override flags = {
     level: Flags.string({ description: 'How much to report.', options: [...inspectLevels], default: 'record' }),
-    'key-encoding': Flags.string({ description: 'Key bytes as text (payload level).', options: [...byteEncodings], default: 'utf8' }),
-    'value-encoding': Flags.string({
-      description: 'Value and header bytes as text (payload level).',
-      options: [...byteEncodings],
-      default: 'utf8',
-    }),
-    jsonl: Flags.boolean({ description: 'One JSON line per record, then one per finding and a summary line.', exclusive: ['json'] }),
-    verify: Flags.boolean({ description: `Exit ${ExitCode.CORRUPT} (CORRUPT) when there is any finding.` }),
+    ...byteEncodingFlags('payload level'),
+    jsonl: jsonlFlag('One JSON line per record, then one per finding and a summary line.'),
+    verify: verifyFlag(),
   };
 
   async run(): Promise<unknown> {

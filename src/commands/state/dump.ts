@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { ExitCode, renderExitCodeTable } from '../../cli/exit-codes.js';
+import { findingsExitCodes, verifyFlag } from '../../cli/disk-flags.js';
+import { ExitCode } from '../../cli/exit-codes.js';
 import { stateEntryColumns, stateFindingColumns, stateSummaryLine } from '../../cli/render/state.js';
 
 export default class StateDump extends BaseCommand {
@@ -14,9 +15,7 @@ Findings are always reported: damaged or truncated records, unknown key tags, ke
 
 Files are opened read-only, so it is safe on a live broker's data dir. In JSON, pids, offsets and timestamps are numbers when they are safe integers and decimal strings otherwise.
 
-Exit codes:
-${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'CORRUPT'])}
-Without --verify, findings are reported and the exit code is 0.`;
+${findingsExitCodes()}`;
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> ./data',
@@ -35,7 +34,7 @@ Without --verify, findings are reported and the exit code is 0.`;
     producer: Flags.string({ description: 'Only this producer: a name or a pid.' }),
     topic: Flags.string({ description: 'Only memos for this topic.' }),
     against: Flags.string({ description: 'Check every memo ack against the records in this data dir.' }),
-    verify: Flags.boolean({ description: `Exit ${ExitCode.CORRUPT} (CORRUPT) when there is any finding.` }),
+    verify: verifyFlag(),
   };
 
   async run(): Promise<unknown> {
