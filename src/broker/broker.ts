@@ -168,7 +168,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
         if (!this.topics.getTopic(t.name)) await this.topics.createTopic(t.name, t.partitions);
       }
       this.registry = createHandlerRegistry(coreHandlers);
-      this.producerState = ProducerStateRuntime.open(this, this.producerStateOptions);
+      this.producerState = await ProducerStateRuntime.open(this, this.producerStateOptions);
       this.consumer = createConsumerRuntime(this);
       await this.consumer?.start();
       // After the offset store: rolling a PREPARE_COMMIT forward applies its buffered offsets.

@@ -6,6 +6,7 @@
 import fs from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import type { AcksMode, AuthOptions, BrokerOptions, InitialTopic } from './config.js';
+import { type ProducerCrashPoint, type ProducerStateOptions, producerCrashPoints } from './producer-state/runtime.js';
 
 export interface LaunchInputs {
   dataDir?: string | undefined;
@@ -84,7 +85,7 @@ function parseAcks(value: string | number): AcksMode {
 }
 
 /** Merges inputs (flags with env already folded in) over the file; undefined fields keep the broker defaults. */
-export type LaunchOptions = Omit<BrokerOptions, 'dataDir'> & { dataDir: string | undefined };
+export type LaunchOptions = Omit<BrokerOptions, 'dataDir'> & { dataDir: string | undefined; producerState?: ProducerStateOptions };
 
 export function launchOptions(inputs: LaunchInputs, file: AppSettings = {}): LaunchOptions {
   const server = file.Server ?? {};
@@ -98,6 +99,7 @@ export function launchOptions(inputs: LaunchInputs, file: AppSettings = {}): Lau
     server.Retention !== undefined ? parseRetentionMs(String(server.Retention)) : server.RetentionSeconds !== undefined ? server.RetentionSeconds * 1000 : undefined;
   const fileTopics = (server.Topics ?? []).map((t) => (typeof t === 'string' ? parseTopicSpec(t) : { name: t.Name, partitions: t.Partitions ?? 1 }));
   const acks = inputs.acks ?? server.Acks;
+  const crashAt = testCrashPoint(process.env.CRATER_TEST_CRASH_AT)?.crashAt;
   return {
     dataDir: inputs.dataDir ?? server.DataDir,
     host: inputs.host ?? server.Host,
@@ -108,16 +110,23 @@ export function launchOptions(inputs: LaunchInputs, file: AppSettings = {}): Lau
     segmentBytes: inputs.segmentBytes ?? server.MaxSegmentSize,
     retentionMs: inputs.retention !== undefined ? parseRetentionMs(inputs.retention) : fileRetention,
     topics: inputs.topics && inputs.topics.length > 0 ? inputs.topics.map(parseTopicSpec) : fileTopics,
-    transactions: testCrashPoint(process.env.CRATER_TEST_CRASH_AT),
+    transactions: crashAt === 'after-prepare-commit' ? { crashAt } : undefined,
+    ...(crashAt !== undefined && crashAt !== 'after-prepare-commit' ? { producerState: { crashAt } } : {}),
   };
 }
 
+export type TestCrashPoint = 'after-prepare-commit' | ProducerCrashPoint;
+const testCrashPoints: readonly TestCrashPoint[] = ['after-prepare-commit', ...producerCrashPoints];
+
 /**
- * TEST ONLY: CRATER_TEST_CRASH_AT=after-prepare-commit makes the broker SIGKILL itself right after a PREPARE_COMMIT
- * is durable (test/integration/transactions-crash.test.ts checks the roll-forward at restart). Unset in real use.
+ * TEST ONLY: CRATER_TEST_CRASH_AT makes the broker SIGKILL itself at a fixed point. after-prepare-commit: right
+ * after a PREPARE_COMMIT is durable (test/integration/transactions-crash.test.ts checks the roll-forward).
+ * after-memo-before-data, mid-batch-data: inside an idempotent produce, after the memo append or after the first
+ * partition's data append (test/integration/producer-crash-points.test.ts). Unset in real use.
  */
-export function testCrashPoint(value: string | undefined): { crashAt: 'after-prepare-commit' } | undefined {
+export function testCrashPoint(value: string | undefined): { crashAt: TestCrashPoint } | undefined {
   if (value === undefined || value === '') return undefined;
-  if (value === 'after-prepare-commit') return { crashAt: value };
-  throw new UsageError(`CRATER_TEST_CRASH_AT must be after-prepare-commit (a test-only fault hook), got "${value}"`);
+  const point = testCrashPoints.find((p) => p === value);
+  if (point) return { crashAt: point };
+  throw new UsageError(`CRATER_TEST_CRASH_AT must be one of ${testCrashPoints.join(', ')} (a test-only fault hook), got "${value}"`);
 }

@@ -95,29 +95,87 @@ export function appendPlanned(
   plan: AppendPlan,
   marks?: TransactionalMarks,
 ): ProduceOutcome {
-  const n = records.length;
-  const partitions = topic.partitions;
+  return appendPrepared(broker, topic, plan, prepareRecords(broker, codec, records, plan, marks));
+}
+
+/** The records of a produce as they will be stored, encoded before anything is appended. */
+export interface PreparedRecords {
+  /** By list index; only the indexes below `bound` are filled. */
+  stored: RecordToStore[];
+  /** The list index of the first record that cannot be stored (records.length when all can). */
+  bound: number;
+  /** Why the record at `bound` cannot be stored. */
+  error: Error | undefined;
+}
+
+/**
+ * Compresses and stamps every record (one broker timestamp for the whole produce). A value that cannot be
+ * compressed ends the produce at that record, like a write failing there: the records after it are not prepared.
+ */
+export function prepareRecords(
+  broker: BrokerCore,
+  codec: number,
+  records: readonly IncomingRecord[],
+  plan: AppendPlan,
+  marks?: TransactionalMarks,
+): PreparedRecords {
   const timestamp = broker.now();
-  const { assigned, groups } = plan;
-  const offsets = new Array<bigint | undefined>(n);
-  const toSync: PartitionLog[] = [];
+  const stored: RecordToStore[] = [];
+  let bound = records.length;
   let error: Error | undefined;
-  // The list index of the first record known not to land: after a failure, later partitions only take the records
-  // before it, so the prefix is as long as the failure allows.
-  let bound = n;
-  for (const [p, indexes] of groups) {
-    const log = partitions[p - 1]!;
-    const batch: RecordToStore[] = [];
-    // A value that cannot be compressed ends the batch at that record, like a write failing there.
-    let unencodable: Error | undefined;
+  // Partition order, then list order inside a partition, as the appends go: the first failure in that order bounds
+  // the prefix, exactly as a failing write would.
+  for (const indexes of plan.groups.values()) {
     for (const i of indexes) {
       if (i >= bound) break;
       try {
-        batch.push(toStore(codec, timestamp, records[i]!, marks));
+        stored[i] = toStore(codec, timestamp, records[i]!, marks);
       } catch (err) {
-        unencodable = asError(err);
+        bound = i;
+        error = asError(err);
         break;
       }
+    }
+  }
+  return { stored, bound, error };
+}
+
+/** The records below `bound` grouped per partition, in the plan's order: what each partition's append gets. */
+export function preparedBatches(plan: AppendPlan, prepared: PreparedRecords): Map<number, { indexes: number[]; batch: RecordToStore[] }> {
+  const out = new Map<number, { indexes: number[]; batch: RecordToStore[] }>();
+  for (const [p, indexes] of plan.groups) {
+    const taken = indexes.filter((i) => i < prepared.bound);
+    out.set(p, { indexes: taken, batch: taken.map((i) => prepared.stored[i]!) });
+  }
+  return out;
+}
+
+/**
+ * Appends prepared records, one append call per partition in the plan's order; see appendRecords for the prefix
+ * rule. `afterAppend` runs after each partition's append (a test-only crash point hooks in there).
+ */
+export function appendPrepared(
+  broker: BrokerCore,
+  topic: Topic,
+  plan: AppendPlan,
+  prepared: PreparedRecords,
+  afterAppend?: (partition: number) => void,
+): ProduceOutcome {
+  const n = plan.assigned.length;
+  const partitions = topic.partitions;
+  const { assigned, groups } = plan;
+  const offsets = new Array<bigint | undefined>(n);
+  const toSync: PartitionLog[] = [];
+  let error = prepared.error;
+  // The list index of the first record known not to land: after a failure, later partitions only take the records
+  // before it, so the prefix is as long as the failure allows.
+  let bound = prepared.bound;
+  for (const [p, indexes] of groups) {
+    const log = partitions[p - 1]!;
+    const batch: RecordToStore[] = [];
+    for (const i of indexes) {
+      if (i >= bound) break;
+      batch.push(prepared.stored[i]!);
     }
     let result: AppendResult;
     try {
@@ -125,7 +183,7 @@ export function appendPlanned(
     } catch (err) {
       result = { offsets: [], error: asError(err) };
     }
-    if (unencodable && !result.error) result = { offsets: result.offsets, error: unencodable };
+    afterAppend?.(p);
     for (let j = 0; j < result.offsets.length; j++) offsets[indexes[j]!] = result.offsets[j];
     if (result.offsets.length > 0) toSync.push(log);
     const failedAt = result.error ? indexes[result.offsets.length] : undefined;

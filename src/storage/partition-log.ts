@@ -1,4 +1,4 @@
-import type { RecordToStore, StoredRecord } from './record.js';
+import { type RecordToStore, type StoredRecord, recordSize } from './record.js';
 
 /**
  * What the broker needs from one partition's log, whichever backend holds it. Offsets are opaque cursors
@@ -57,3 +57,19 @@ export interface LogRecord extends StoredRecord {
 }
 
 export type { RecordToStore, StoredRecord };
+
+/**
+ * The offsets `log.append(records)` would give the records if called now, before anything else is appended: byte
+ * positions from the LEO on the segmented backend (a roll starts the next segment at the old one's end, so it moves
+ * nothing), consecutive counts on the commit log. Lets a caller write down where records will land before writing
+ * them (the idempotent produce path memoizes its acks first).
+ */
+export function nextOffsets(log: PartitionLog, records: readonly RecordToStore[]): bigint[] {
+  const offsets = new Array<bigint>(records.length);
+  let next = log.logEndOffset;
+  for (let i = 0; i < records.length; i++) {
+    offsets[i] = next;
+    next += log.backend === 'segmented' ? BigInt(recordSize(records[i]!)) : 1n;
+  }
+  return offsets;
+}

@@ -11,6 +11,7 @@
  *   memo v1    u32 last_seq · u64 last_offset · u32 last_partition        16 bytes, legacy, read only
  *   memo v2    v1 · u16 epoch                                             18 bytes, single-record produce
  *   memo v3    v2 · u32 base_seq · u32 count · count × (u32 partition · u64 offset)     batch produce
+ *   no ack     a v2 memo with last_partition 0 and last_offset 0: the request after last_seq did not land
  *   allocator  u64 next_pid                                               8 bytes
  *   tombstone  a zero-length value under the same key
  *
@@ -64,6 +65,18 @@ export interface SequenceMemoToStore {
   lastPartition: number;
   epoch: number;
   batch?: { baseSeq: number; acks: readonly MemoAck[] } | undefined;
+}
+
+/**
+ * The partition of a "no ack" memo: a v2 memo naming partition 0 (partition ids are 1-based) and carrying no v3 tail
+ * says that the request after last_seq did not land, so there is no ack to replay. The broker writes one at start
+ * when a memo's records are missing (a process killed inside that request's writes); a last_seq of 0xFFFFFFFF in
+ * it reads as −1, "nothing yet".
+ */
+export const NO_ACK_PARTITION = 0;
+
+export function isNoAckMemo(memo: Pick<SequenceMemo, 'version' | 'lastPartition' | 'batch'>): boolean {
+  return memo.version !== 1 && memo.lastPartition === NO_ACK_PARTITION && memo.batch === undefined;
 }
 
 /** One record of the topic; `value` undefined is a tombstone. */

@@ -1,9 +1,15 @@
 /**
  * The idempotent produce path shared by PRODUCE_IDEMPOTENT and idempotent PRODUCE_BATCH. The order of checks is
  * semantics.md §5's: NO_PRODUCER_ID (ERR 10), pid mismatch (ERR 8), batch size (ERR 14), epoch fence (ERR 50,
- * durable producers only), then the sequence table. A fresh request appends through the ordinary produce path,
- * updates the in-memory state at once (so pipelined requests see it) and, for a durable producer, appends the memo;
- * the reply waits for the data fsyncs and the memo fsync, which run concurrently.
+ * durable producers only), then the sequence table.
+ *
+ * A fresh request is crash-consistent for a durable producer: in one synchronous stretch it encodes the records,
+ * predicts their offsets (offsets are deterministic: byte positions or counts from the LEO), appends the memo with
+ * those predicted acks, then appends the data. A process killed in between leaves a memo naming records that are
+ * missing or partly missing, never records that no memo names; replay.ts checks the last memo of each (pid, topic)
+ * against the data at start and takes back what such a request left behind (semantics.md, Idempotence). The
+ * in-memory state is updated at once (so pipelined requests see it); the reply waits for the data fsyncs and the
+ * memo fsync, which run concurrently.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { Limits } from '../../protocol/limits.js';
@@ -11,7 +17,19 @@ import type { ProduceBatch, ProduceBatchAck } from '../../protocol/messages/prod
 import type { ProduceAck } from '../../protocol/messages/produce.js';
 import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from '../core.js';
 import { type ConnectionHandle, HandlerError } from '../handler.js';
-import { type IncomingRecord, type TransactionalMarks, appendPlanned, checkCodec, planAppend, syncAll } from '../produce-path.js';
+import {
+  type AppendPlan,
+  type IncomingRecord,
+  type PreparedRecords,
+  type TransactionalMarks,
+  appendPrepared,
+  checkCodec,
+  planAppend,
+  prepareRecords,
+  preparedBatches,
+  syncAll,
+} from '../produce-path.js';
+import { nextOffsets } from '../../storage/partition-log.js';
 import type { Topic } from '../topics.js';
 import { type ProducerBinding, bindingOf, stateFor } from './runtime.js';
 import { type SequenceState, afterBatch, afterSingle, checkBatch, checkSingle, lastSeqOf, nextSeq } from './sequence-table.js';
@@ -92,24 +110,82 @@ function write(
   codec: number,
   records: readonly IncomingRecord[],
   nextState: (acks: ProduceAck[]) => SequenceState,
-  plan: ReturnType<typeof planAppend>,
+  plan: AppendPlan,
   marks: TransactionalMarks | undefined,
 ): Applied {
   const topicName = topic.name;
-  const { acks, error, toSync } = appendPlanned(broker, topic, codec, records, plan, marks);
-  if (acks.length === 0) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
-  const state = nextState(acks);
-  let memo: Promise<unknown>;
-  try {
-    memo = broker.producerState.persist(binding, topicName, state)?.then(() => undefined, (err: unknown) => err) ?? Promise.resolve(undefined);
-  } catch (err) {
-    memo = Promise.resolve(err);
+  const runtime = broker.producerState;
+  const previous = stateFor(binding, topicName);
+  const prepared = prepareRecords(broker, codec, records, plan, marks);
+  const predicted = predictAcks(topic, plan, prepared);
+  if (predicted.length === 0) throw new HandlerError(ErrorCode.INTERNAL, prepared.error?.message ?? 'append failed');
+  // From the prediction to the last append nothing awaits, so no other request appends to these partitions in
+  // between: the memo names exactly the offsets the data gets, and it is in the log before any of the data.
+  let memo = persistMemo(runtime, binding, topicName, nextState(predicted));
+  if (memo.failed) throw new HandlerError(ErrorCode.INTERNAL, memoFailure(memo.failed));
+  runtime.crashPoint('after-memo-before-data');
+  let first = true;
+  const outcome = appendPrepared(broker, topic, plan, prepared, () => {
+    if (first) runtime.crashPoint('mid-batch-data');
+    first = false;
+  });
+  const { acks } = outcome;
+  let { error } = outcome;
+  const mismatch = acks.findIndex((a, i) => a.partition !== predicted[i]!.partition || a.offset !== predicted[i]!.offset);
+  if (mismatch >= 0) {
+    const want = predicted[mismatch]!;
+    const got = acks[mismatch]!;
+    error = new Error(`record ${mismatch} landed at ${got.partition}@${got.offset}, not at the memoized ${want.partition}@${want.offset}`);
+    broker.logger.error('idempotent produce: offset prediction failed', { topic: topicName, error: error.message });
   }
-  const data = syncAll(toSync);
-  const work = Promise.all([data, memo]).then(([, memoError]) => memoError);
-  state.durable = work.then(() => undefined, () => undefined);
-  binding.topics.set(topicName, state);
+  let state: SequenceState | undefined;
+  if (mismatch >= 0 || acks.length < predicted.length) {
+    // The memo claims records that did not land where it says: a later memo for what did land replaces it (the last
+    // record per key wins on replay); with nothing landed, the state before this request is put back.
+    state = acks.length > 0 ? nextState(acks) : undefined;
+    const correction = persistMemo(runtime, binding, topicName, state ?? previous ?? nothingLanded(binding, nextState(predicted)));
+    memo = { done: Promise.all([memo.done, correction.done]).then(([a, b]) => a ?? b), failed: correction.failed };
+  } else {
+    state = nextState(acks);
+  }
+  if (acks.length === 0) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
+  const memoDone = memo.failed ? Promise.resolve(memo.failed) : memo.done;
+  const work = Promise.all([syncAll(outcome.toSync), memoDone]).then(([, memoError]) => memoError);
+  state!.durable = work.then(() => undefined, () => undefined);
+  binding.topics.set(topicName, state!);
   return { acks, error, work };
+}
+
+/** The acks the prepared records get if appended now, in list order (a prefix when some cannot be stored). */
+function predictAcks(topic: Topic, plan: AppendPlan, prepared: PreparedRecords): ProduceAck[] {
+  const offsets = new Array<bigint>(prepared.bound);
+  for (const [p, { indexes, batch }] of preparedBatches(plan, prepared)) {
+    const predicted = nextOffsets(topic.partitions[p - 1]!, batch);
+    indexes.forEach((i, j) => (offsets[i] = predicted[j]!));
+  }
+  return offsets.map((offset, i) => ({ partition: plan.assigned[i]!, offset }));
+}
+
+/** "No request landed" in the binding's epoch: the sequence before the request, no ack (runtime.ts, NO_ACK). */
+function nothingLanded(binding: ProducerBinding, attempted: SequenceState): SequenceState {
+  const firstSeq = attempted.batch ? attempted.batch.baseSeq : attempted.lastSeq;
+  return { lastSeq: firstSeq === 0 ? -1 : firstSeq - 1, epoch: binding.epoch, lastAck: undefined, batch: undefined };
+}
+
+interface MemoWrite {
+  /** Settles with the memo's sync failure, if any. */
+  done: Promise<unknown>;
+  /** Set when the append itself failed. */
+  failed?: unknown;
+}
+
+function persistMemo(runtime: BrokerCore['producerState'], binding: ProducerBinding, topic: string, state: SequenceState): MemoWrite {
+  try {
+    const done = runtime.persist(binding, topic, state)?.then(() => undefined, (err: unknown) => err) ?? Promise.resolve(undefined);
+    return { done };
+  } catch (err) {
+    return { done: Promise.resolve(err), failed: err };
+  }
 }
 
 function memoFailure(err: unknown): string {

@@ -8,13 +8,14 @@
  * resumed session (see `initProducer`) replay the acks its previous connection memoized.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { PRODUCER_STATE_TOPIC } from '../../storage/producer-state-codec.js';
+import { NO_ACK_PARTITION, PRODUCER_STATE_TOPIC, isNoAckMemo } from '../../storage/producer-state-codec.js';
 import type { BrokerCore, Logger } from '../core.js';
 import { type ConnectionHandle, HandlerError } from '../handler.js';
 import { MemoStore, type StateWrite, stateWrites } from './memo-store.js';
 import { PidAllocator } from './pid-allocator.js';
 import { type ProducerStateSnapshot, replayProducerState } from './replay.js';
 import type { SequenceState } from './sequence-table.js';
+import { verifyLastMemos } from './verify-memos.js';
 
 export const SESSION_PRODUCER = 'producer';
 export const DEFAULT_PRODUCER_EXPIRY_MS = 24 * 3_600_000;
@@ -26,7 +27,18 @@ export interface ProducerStateOptions {
   expiryMs?: number;
   /** How often the expiry sweep runs (default 300 s). */
   sweepIntervalMs?: number;
+  /**
+   * Test-only fault injection (CRATER_TEST_CRASH_AT): the broker SIGKILLs itself inside an idempotent produce,
+   * right after the memo append ('after-memo-before-data') or after the first partition's data append
+   * ('mid-batch-data').
+   */
+  crashAt?: ProducerCrashPoint | undefined;
 }
+
+export const producerCrashPoints = ['after-memo-before-data', 'mid-batch-data'] as const;
+export type ProducerCrashPoint = (typeof producerCrashPoints)[number];
+
+const U32_MINUS_ONE = 0xffff_ffff;
 
 export interface DurableProducer {
   readonly name: string;
@@ -69,6 +81,7 @@ export class ProducerStateRuntime {
   private sweeping: Promise<string[]> | undefined;
   readonly expiryMs: number;
   private readonly sweepIntervalMs: number;
+  private readonly crashAt: ProducerCrashPoint | undefined;
 
   private constructor(
     private readonly broker: BrokerCore,
@@ -77,10 +90,15 @@ export class ProducerStateRuntime {
   ) {
     this.expiryMs = options.expiryMs ?? DEFAULT_PRODUCER_EXPIRY_MS;
     this.sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_EXPIRY_SWEEP_MS;
+    this.crashAt = options.crashAt;
   }
 
-  /** Replays `__producer_state` when it exists (throws when it cannot be trusted) and starts the sweep. */
-  static open(broker: BrokerCore, options: ProducerStateOptions = {}): ProducerStateRuntime {
+  /**
+   * Replays `__producer_state` when it exists, checks the last memo of each (pid, topic) against the topics' data
+   * (verify-memos.ts: takes back what a request interrupted by a crash left, and persists a "no ack" memo for it),
+   * then starts the sweep. Throws when the state cannot be trusted. The topics must be loaded first.
+   */
+  static async open(broker: BrokerCore, options: ProducerStateOptions = {}): Promise<ProducerStateRuntime> {
     const topic = broker.topics.getTopic(PRODUCER_STATE_TOPIC);
     const snapshot = topic ? replayProducerState(topic.partitions, broker.logger) : undefined;
     const runtime = new ProducerStateRuntime(
@@ -89,7 +107,16 @@ export class ProducerStateRuntime {
       options,
     );
     if (topic) runtime.store = new MemoStore(topic.partitions, () => broker.now());
-    if (snapshot) runtime.load(snapshot, broker.logger);
+    if (snapshot) {
+      const repairs = await verifyLastMemos(snapshot, (name) => broker.topics.getTopic(name)?.partitions, broker.logger);
+      if (repairs.length > 0) {
+        await runtime.store!.write(
+          repairs.map((r) => stateWrites.memo(r.producerId, r.topic, { ...r.replacement, epoch: r.replacement.epoch! })),
+        );
+        for (const r of repairs) snapshot.memos.get(r.producerId)!.get(r.topic)!.memo = r.replacement;
+      }
+      runtime.load(snapshot, broker.logger);
+    }
     if (runtime.expiryMs > 0 && runtime.sweepIntervalMs > 0) {
       runtime.timer = setInterval(() => {
         runtime.sweep().catch((err: unknown) => broker.logger.warn('producer expiry sweep failed', { error: String(err) }));
@@ -106,6 +133,13 @@ export class ProducerStateRuntime {
   /** Durable producers by name (for tests and tooling). */
   producer(name: string): DurableProducer | undefined {
     return this.byName.get(name);
+  }
+
+  /** TEST ONLY: SIGKILLs the process when `point` is the configured crash point (never set in real use). */
+  crashPoint(point: ProducerCrashPoint): void {
+    if (this.crashAt !== point) return;
+    this.broker.logger.warn(`CRATER_TEST_CRASH_AT=${point}: killing the broker`);
+    process.kill(process.pid, 'SIGKILL');
   }
 
   get memoWrites(): number {
@@ -159,21 +193,23 @@ export class ProducerStateRuntime {
   }
 
   /**
-   * Persists a durable binding's new state for `topic` (v2, or v3 when it holds a batch) and returns when it is
-   * durable; undefined for an ephemeral binding. Throws when the append fails.
+   * Persists a durable binding's new state for `topic` (v2, or v3 when it holds a batch; a state without an ack as a
+   * "no ack" v2 memo) and returns when it is durable; undefined for an ephemeral binding. Throws when the append
+   * fails.
    */
   persist(binding: ProducerBinding, topic: string, state: SequenceState): Promise<void> | undefined {
     const producer = binding.durable;
-    if (!producer || !state.lastAck) return undefined;
+    if (!producer) return undefined;
     if (!this.store) throw new Error('__producer_state is not open');
     producer.lastWriteAt = this.broker.now();
+    const ack = state.lastAck ?? { partition: NO_ACK_PARTITION, offset: 0n };
     return this.store.write([
       stateWrites.memo(binding.producerId, topic, {
-        lastSeq: state.lastSeq,
-        lastOffset: state.lastAck.offset,
-        lastPartition: state.lastAck.partition,
+        lastSeq: state.lastSeq >>> 0,
+        lastOffset: ack.offset,
+        lastPartition: ack.partition,
         epoch: binding.epoch,
-        batch: state.batch,
+        batch: state.lastAck ? state.batch : undefined,
       }),
     ]);
   }
@@ -255,10 +291,12 @@ export class ProducerStateRuntime {
       const producer = this.byPid.get(pid);
       if (!producer) continue;
       for (const [topic, { memo, writtenAt }] of topics) {
+        const noAck = isNoAckMemo(memo);
         producer.topics.set(topic, {
-          lastSeq: memo.lastSeq,
+          // A "no ack" memo's 0xFFFFFFFF is the sequence before 0: nothing has landed yet.
+          lastSeq: noAck && memo.lastSeq === U32_MINUS_ONE ? -1 : memo.lastSeq,
           epoch: memo.epoch,
-          lastAck: { partition: memo.lastPartition, offset: memo.lastOffset },
+          lastAck: noAck ? undefined : { partition: memo.lastPartition, offset: memo.lastOffset },
           batch: memo.batch,
         });
         if (writtenAt > producer.lastWriteAt) producer.lastWriteAt = writtenAt;

@@ -21,6 +21,10 @@ function detail(e: StateEntry): string {
   if (e.kind === 'identity') return '';
   const m = e.memo;
   if (!m) return e.problem ?? '';
+  if (m.noAck) {
+    const last = m.lastSeq === 0xffff_ffff ? '-1 (nothing yet)' : String(m.lastSeq);
+    return `last_seq ${last}, no ack: the request after it did not land${e.problem ? ` (${e.problem})` : ''}`;
+  }
   let text = `last_seq ${m.lastSeq} at ${m.lastPartition}@${m.lastOffset}`;
   if (m.acks) text += `; batch ${m.baseSeq}..${m.lastSeq}: ${m.acks.map((a) => `${a.partition}@${a.offset}`).join(' ')}`;
   if (e.problem) text += ` (${e.problem})`;

@@ -9,6 +9,7 @@ import {
   type SequenceMemo,
   decodeProducerStateKey,
   decodeProducerStateRecord,
+  isNoAckMemo,
 } from '../producer-state-codec.js';
 import type { RawStateRecord } from './scan.js';
 import type { MemoView, StateEntry, StateFinding } from './types.js';
@@ -19,6 +20,7 @@ function memoView(m: SequenceMemo): MemoView {
     view.baseSeq = m.batch.baseSeq;
     view.acks = m.batch.acks;
   }
+  if (isNoAckMemo(m)) view.noAck = true;
   return view;
 }
 

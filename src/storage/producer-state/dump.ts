@@ -3,7 +3,7 @@
  * record, builds the compacted last-wins view replay would see (or, with `history`, every record in log order),
  * filters by producer and topic, and collects findings: damaged records, undecodable keys and values, v3 tails
  * that are not whole, inconsistent batch memos, memos from an epoch ahead of their identity and, with `against`,
- * acks that point at no record of the topic they name. Nothing is written.
+ * acks that point at no record of the topic they name ("no ack" memos name none). Nothing is written.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -81,7 +81,7 @@ function checkAgainst(dataDir: string, shown: readonly StateEntry[], findings: S
   const cache = new Map<string, Set<bigint> | undefined>();
   let checked = 0;
   for (const e of shown) {
-    if (e.kind !== 'memo' || !e.memo || e.topic === undefined) continue;
+    if (e.kind !== 'memo' || !e.memo || e.topic === undefined || e.memo.noAck) continue;
     const acks: MemoAck[] = e.memo.acks ?? [{ partition: e.memo.lastPartition, offset: e.memo.lastOffset }];
     for (const [i, ack] of acks.entries()) {
       checked++;

@@ -36,6 +36,8 @@ export interface MemoView {
   epoch: number | undefined;
   baseSeq?: number | undefined;
   acks?: MemoAck[] | undefined;
+  /** A "no ack" memo (partition 0, no v3 tail): the request after last_seq did not land; there is no ack to check. */
+  noAck?: true | undefined;
 }
 
 export const stateFindingKinds = [
