@@ -13,6 +13,7 @@ export {
 export { PidAllocator } from './pid-allocator.js';
 export { MemoStore, stateWrites, type StateWrite } from './memo-store.js';
 export { replayProducerState, segmentFileOf, type ProducerStateSnapshot } from './replay.js';
+export { verifyLastMemos, type MemoRepair } from './verify-memos.js';
 export {
   batchRules,
   singleRules,
