@@ -1,32 +1,12 @@
-import fs from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Broker } from '../../src/broker/broker.js';
+import { describe, expect, it } from 'vitest';
+import type { Broker } from '../../src/broker/broker.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { partitionForKey } from '../../src/protocol/fnv1a.js';
 import { ProduceBatchAckReply, ProduceBatchRequest } from '../../src/protocol/messages/produce-batch.js';
 import type { SegmentedLog } from '../../src/storage/segmented-log.js';
-import { RawClient } from '../helpers/raw-client.js';
-import { tempDataDir } from '../helpers/temp-broker.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let broker: Broker | undefined;
-let client: RawClient | undefined;
-let dataDir: string | undefined;
-
-async function start(): Promise<RawClient> {
-  dataDir ??= await tempDataDir();
-  broker = await Broker.start({ dataDir, topics: [{ name: 'orders', partitions: 4 }] });
-  client = await RawClient.authenticated(broker.address.port);
-  return client;
-}
-
-afterEach(async () => {
-  await client?.close();
-  await broker?.stop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  broker = undefined;
-  client = undefined;
-  dataDir = undefined;
-});
+const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }] });
 
 const records = (n: number) => Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`) }));
 
@@ -37,7 +17,8 @@ function storedKeys(b: Broker): string[][] {
 
 describe('PRODUCE_BATCH prefix across partitions', () => {
   it('a failure in one partition acks a list-order prefix and leaves exactly that prefix on disk after a restart', async () => {
-    const c = await start();
+    const broker = await env.start();
+    const c = await env.raw();
     const batch = records(40);
     const assigned = batch.map((r) => partitionForKey(r.key, 4));
     const order = [...new Set(assigned)];
@@ -48,30 +29,29 @@ describe('PRODUCE_BATCH prefix across partitions', () => {
     const failAt = failingIndexes[2]!;
     const earlier = assigned.flatMap((p, i) => (p === order[0] ? [i] : []));
     expect(earlier.some((i) => i > failAt)).toBe(true);
-    (broker!.topics.requireTopic('orders').partitions[failing - 1] as SegmentedLog).faults = { failAfterRecords: 2 };
+    (broker.topics.requireTopic('orders').partitions[failing - 1] as SegmentedLog).faults = { failAfterRecords: 2 };
 
     const reply = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: batch }));
     expect(reply.errorCode).toBe(ErrorCode.INTERNAL);
     expect(reply.acks).toHaveLength(failAt);
     expect(reply.acks.map((a) => a.partition)).toEqual(assigned.slice(0, failAt));
 
-    await client!.close();
-    await broker!.stop();
-    await start();
+    const restarted = await env.restart();
     const expected = [1, 2, 3, 4].map((p) => batch.flatMap((r, i) => (i < failAt && assigned[i] === p ? [r.key.toString()] : [])));
-    expect(storedKeys(broker!)).toEqual(expected);
+    expect(storedKeys(restarted)).toEqual(expected);
     for (const ack of reply.acks) {
-      const [rec] = broker!.topics.requireTopic('orders').partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
+      const [rec] = restarted.topics.requireTopic('orders').partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
       expect(rec!.offset).toBe(ack.offset);
     }
   });
 
   it('the resent tail lands after the prefix with no duplicates, and the taken-back space is reused', async () => {
-    const c = await start();
+    const broker = await env.start();
+    const c = await env.raw();
     const batch = records(40);
     const assigned = batch.map((r) => partitionForKey(r.key, 4));
     const order = [...new Set(assigned)];
-    const log = broker!.topics.requireTopic('orders').partitions[order[1]! - 1] as SegmentedLog;
+    const log = broker.topics.requireTopic('orders').partitions[order[1]! - 1] as SegmentedLog;
     log.faults = { failAfterRecords: 1 };
     const first = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: batch }));
     log.faults = undefined;
@@ -79,7 +59,7 @@ describe('PRODUCE_BATCH prefix across partitions', () => {
     const second = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: tail }));
     expect(second.errorCode).toBe(ErrorCode.NONE);
     expect(first.acks.length + second.acks.length).toBe(40);
-    const keys = storedKeys(broker!);
+    const keys = storedKeys(broker);
     expect(keys.flat().sort()).toEqual(batch.map((r) => r.key.toString()).sort());
     expect(keys).toEqual([1, 2, 3, 4].map((p) => batch.flatMap((r, i) => (assigned[i] === p ? [r.key.toString()] : []))));
   });

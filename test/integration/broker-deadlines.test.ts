@@ -1,56 +1,25 @@
-import fs from 'node:fs/promises';
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Broker, type BrokerEvent, type BrokerStartOptions } from '../../src/broker/broker.js';
+import { describe, expect, it } from 'vitest';
+import type { BrokerEvent } from '../../src/broker/broker.js';
 import { type Client, connect } from '../../src/client/client.js';
 import { FetchRequest } from '../../src/protocol/messages/fetch.js';
 import { FetchFlag } from '../../src/protocol/opcodes.js';
-import { RawClient } from '../helpers/raw-client.js';
-import { tempDataDir } from '../helpers/temp-broker.js';
+import { eventually } from '../helpers/consumer-harness.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let broker: Broker | undefined;
-let dataDir: string | undefined;
-const clients: RawClient[] = [];
-
-async function start(options: Partial<BrokerStartOptions> = {}): Promise<Broker> {
-  dataDir = await tempDataDir();
-  broker = await Broker.start({ topics: [{ name: 'big', partitions: 1 }], ...options, dataDir });
-  return broker;
-}
-
-async function client(): Promise<RawClient> {
-  const c = await RawClient.authenticated(broker!.address.port);
-  clients.push(c);
-  return c;
-}
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await broker?.stop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  broker = undefined;
-  dataDir = undefined;
-});
-
-async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+const env = useTempBroker({ topics: [{ name: 'big', partitions: 1 }] });
 
 describe('send deadline (wire.md §1)', () => {
   it('a client that never reads is closed once its unsent replies have not drained for sendTimeoutMs', async () => {
     // A pending-bytes cap far above what the test queues, so only the deadline can close the connection.
-    const b = await start({ sendTimeoutMs: 300, maxPendingSendBytes: 1 << 30 });
+    const b = await env.start({ sendTimeoutMs: 300, maxPendingSendBytes: 1 << 30 });
     const value = Buffer.alloc(512 * 1024, 7);
     const log = b.topics.requireTopic('big').partitions[0]!;
     const appended = log.append(Array.from({ length: 8 }, (_, i) => ({ attrs: 0, timestamp: 1n, key: Buffer.from(`k${i}`), value })));
     expect(appended.error).toBeUndefined();
     const events: BrokerEvent[] = [];
     b.on((e) => events.push(e));
-    const c = await client();
+    const c = await env.raw();
     c.socket.pause();
     // Every group starts from the beginning, so each FETCH queues the full 4 MiB again: far past the socket buffers.
     for (let g = 0; g < 24; g++) c.send(FetchRequest, { topic: 'big', group: `g${g}`, maxRecords: 8, flags: FetchFlag.BATCHED });
@@ -62,8 +31,8 @@ describe('send deadline (wire.md §1)', () => {
 
 describe('broker.stop with idle clients', () => {
   it('resolves promptly with idle clients of three kinds connected (raw, crater Client, a peer that never closes its side)', async () => {
-    const b = await start();
-    const raw = await client();
+    const b = await env.start();
+    const raw = await env.raw();
     const crater: Client = await connect({ broker: `127.0.0.1:${b.address.port}`, username: 'u', password: 'p' });
     // allowHalfOpen: this peer answers the broker's FIN with nothing, as a stuck or foreign client might.
     const halfOpen = net.connect({ port: b.address.port, host: '127.0.0.1', allowHalfOpen: true });

@@ -1,6 +1,5 @@
-import fs from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Broker } from '../../src/broker/broker.js';
+import { describe, expect, it } from 'vitest';
+import type { BrokerStartOptions } from '../../src/broker/broker.js';
 import { resolveConfig } from '../../src/broker/config.js';
 import { storageLogFactory } from '../../src/broker/storage-log-factory.js';
 import { decompressValue } from '../../src/protocol/compression.js';
@@ -10,34 +9,20 @@ import { ProduceAckReply, ProduceRequest } from '../../src/protocol/messages/pro
 import { BatchFlag, Op } from '../../src/protocol/opcodes.js';
 import { RecordAttr } from '../../src/storage/record.js';
 import type { SegmentedLogFaults } from '../../src/storage/segmented-log.js';
-import { RawClient } from '../helpers/raw-client.js';
-import { tempDataDir } from '../helpers/temp-broker.js';
+import type { RawClient } from '../helpers/raw-client.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let broker: Broker | undefined;
-let client: RawClient | undefined;
-let dataDir: string | undefined;
+const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }] });
 
-async function start(options: Parameters<typeof Broker.start>[0] extends infer O ? Partial<O> : never = {}): Promise<RawClient> {
-  dataDir ??= await tempDataDir();
-  broker = await Broker.start({ topics: [{ name: 'orders', partitions: 4 }], ...options, dataDir });
-  client = await RawClient.authenticated(broker.address.port);
-  return client;
+async function start(options: Partial<BrokerStartOptions> = {}): Promise<RawClient> {
+  await env.start(options);
+  return env.raw();
 }
 
 async function restart(): Promise<RawClient> {
-  await client?.close();
-  await broker?.stop();
-  return start();
+  await env.restart();
+  return env.raw();
 }
-
-afterEach(async () => {
-  await client?.close();
-  await broker?.stop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  broker = undefined;
-  client = undefined;
-  dataDir = undefined;
-});
 
 const buf = (s: string) => Buffer.from(s);
 const records = (n: number, key = (i: number) => `k${i}`) =>
@@ -48,9 +33,9 @@ describe('PRODUCE', () => {
     let c = await start();
     const ack = c.decode(ProduceAckReply, await c.request(ProduceRequest, { codec: 0, topic: 'orders', key: buf('key-1'), value: buf('v') }));
     expect(ack).toEqual({ partition: 3, offset: 0n });
-    expect(broker!.fsyncCount).toBe(1);
+    expect(env.broker.fsyncCount).toBe(1);
     c = await restart();
-    const [rec] = broker!.topics.requireTopic('orders').partitions[2]!.read(0n, { maxRecords: 10 });
+    const [rec] = env.broker.topics.requireTopic('orders').partitions[2]!.read(0n, { maxRecords: 10 });
     expect(rec?.key.toString()).toBe('key-1');
     expect(rec?.value.toString()).toBe('v');
     const ts = rec!.timestamp;
@@ -62,24 +47,24 @@ describe('PRODUCE', () => {
     const value = buf('x'.repeat(500));
     for (const codec of [1, 2]) {
       const ack = c.decode(ProduceAckReply, await c.request(ProduceRequest, { codec, topic: 'orders', key: buf('a'), value }));
-      const [rec] = broker!.topics.requireTopic('orders').partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
+      const [rec] = env.broker.topics.requireTopic('orders').partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
       expect(rec!.attrs & RecordAttr.CODEC_MASK).toBe(codec);
       expect(rec!.value.length).toBeLessThan(value.length);
       expect(decompressValue(codec, rec!.value).equals(value)).toBe(true);
     }
-    const leo = () => broker!.topics.requireTopic('orders').partitions.map((p) => p.logEndOffset);
+    const leo = () => env.broker.topics.requireTopic('orders').partitions.map((p) => p.logEndOffset);
     const before = leo();
     const err = c.error(await c.request(ProduceRequest, { codec: 3, topic: 'orders', key: buf('a'), value }));
     expect(err).toEqual({ code: ErrorCode.INTERNAL, message: 'compression codec 3 unavailable on this broker' });
     expect(leo()).toEqual(before);
-    expect(broker!.fsyncCount).toBe(0);
+    expect(env.broker.fsyncCount).toBe(0);
   });
 
   it('a missing topic is ERR 5 "... does not exist" and is never auto-created', async () => {
     const c = await start();
     const err = c.error(await c.request(ProduceRequest, { codec: 0, topic: 'nope', key: buf(''), value: buf('v') }));
     expect(err).toEqual({ code: ErrorCode.TOPIC_MISSING, message: "topic 'nope' does not exist" });
-    expect(broker!.topics.getTopic('nope')).toBeUndefined();
+    expect(env.broker.topics.getTopic('nope')).toBeUndefined();
   });
 
   it('pipelined produces are answered in request order', async () => {
@@ -95,9 +80,9 @@ describe('PRODUCE', () => {
 describe('PRODUCE_BATCH', () => {
   it('a batch of 20 records to one partition costs exactly 1 fsync and acks in list order', async () => {
     const c = await start({ topics: [{ name: 'one', partitions: 1 }] });
-    const before = broker!.fsyncCount;
+    const before = env.broker.fsyncCount;
     const reply = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'one', records: records(20) }));
-    expect(broker!.fsyncCount - before).toBe(1);
+    expect(env.broker.fsyncCount - before).toBe(1);
     expect(reply.errorCode).toBe(0);
     expect(reply.errorMessage).toBe('');
     expect(reply.acks).toHaveLength(20);
@@ -108,7 +93,7 @@ describe('PRODUCE_BATCH', () => {
     const c = await start();
     const reply = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: records(500) }));
     expect(new Set(reply.acks.map((a) => a.partition)).size).toBe(4);
-    expect(broker!.fsyncCount).toBe(4);
+    expect(env.broker.fsyncCount).toBe(4);
   });
 
   it('empty keys are sticky: the first 16 records of a batch share a partition', async () => {
@@ -124,27 +109,25 @@ describe('PRODUCE_BATCH', () => {
 
   it('a write failure after 3 records leaves 3 durable records, 3 acks and err 7', async () => {
     const faults: SegmentedLogFaults = {};
-    dataDir = await tempDataDir();
-    let c = await start({ topics: [{ name: 'one', partitions: 1 }], logFactory: storageLogFactory(resolveConfig({ dataDir }), { faults }) });
+    let c = await start({ topics: [{ name: 'one', partitions: 1 }], logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }) });
     faults.failAfterRecords = 3;
     const reply = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'one', records: records(10) }));
     expect(reply.acks).toHaveLength(3);
     expect(reply.errorCode).toBe(ErrorCode.INTERNAL);
     expect(reply.errorMessage).toMatch(/^3 of 10 records appended/);
-    expect(broker!.fsyncCount).toBe(1);
+    expect(env.broker.fsyncCount).toBe(1);
     c = await restart();
-    const stored = broker!.topics.requireTopic('one').partitions[0]!.read(0n, { maxRecords: 100 });
+    const stored = env.broker.topics.requireTopic('one').partitions[0]!.read(0n, { maxRecords: 100 });
     expect(stored.map((r) => r.key.toString())).toEqual(['k0', 'k1', 'k2']);
     expect(c.closed).toBe(false);
   });
 
   it('a failure before anything is appended answers an ERROR frame, not an ACK', async () => {
     const faults: SegmentedLogFaults = { failAfterRecords: 0 };
-    dataDir = await tempDataDir();
-    const c = await start({ topics: [{ name: 'one', partitions: 1 }], logFactory: storageLogFactory(resolveConfig({ dataDir }), { faults }) });
+    const c = await start({ topics: [{ name: 'one', partitions: 1 }], logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }) });
     const reply = await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'one', records: records(2) });
     expect(c.error(reply)?.code).toBe(ErrorCode.INTERNAL);
-    expect(broker!.topics.requireTopic('one').partitions[0]!.logEndOffset).toBe(0n);
+    expect(env.broker.topics.requireTopic('one').partitions[0]!.logEndOffset).toBe(0n);
   });
 
   it('count 0 and count > 10,000 are ERR 1; idempotent batches are ERR 10; nothing is appended', async () => {
@@ -160,7 +143,7 @@ describe('PRODUCE_BATCH', () => {
     expect(c.error(idem)?.code).toBe(ErrorCode.NO_PRODUCER_ID);
     const missing = await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'ghost', records: records(1) });
     expect(c.error(missing)?.code).toBe(ErrorCode.TOPIC_MISSING);
-    expect(broker!.topics.requireTopic('one').partitions[0]!.logEndOffset).toBe(0n);
+    expect(env.broker.topics.requireTopic('one').partitions[0]!.logEndOffset).toBe(0n);
   });
 
   it('with BATCH_FLAG_HEADERS the headers are stored (attrs 0x10); acks=none never fsyncs', async () => {
@@ -171,9 +154,9 @@ describe('PRODUCE_BATCH', () => {
       await c.request(ProduceBatchRequest, { flags: BatchFlag.HEADERS, codec: 2, topic: 'one', records: [{ key: buf('k'), value: buf('v'), headers }] }),
     );
     expect(reply.acks).toHaveLength(1);
-    const [rec] = broker!.topics.requireTopic('one').partitions[0]!.read(0n, { maxRecords: 1 });
+    const [rec] = env.broker.topics.requireTopic('one').partitions[0]!.read(0n, { maxRecords: 1 });
     expect(rec!.attrs).toBe(RecordAttr.HEADERS | 2);
     expect(rec!.headers).toEqual(headers);
-    expect(broker!.fsyncCount).toBe(0);
+    expect(env.broker.fsyncCount).toBe(0);
   });
 });

@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Broker } from '../../src/broker/broker.js';
+import { describe, expect, it } from 'vitest';
 import { RetentionCleaner } from '../../src/broker/cleaner.js';
 import { silentLogger } from '../../src/broker/core.js';
 import type { TopicRegistry } from '../../src/broker/topics.js';
@@ -9,39 +8,17 @@ import { ProduceBatchAckReply, ProduceBatchRequest } from '../../src/protocol/me
 import { FetchFlag } from '../../src/protocol/opcodes.js';
 import { SegmentedLog } from '../../src/storage/segmented-log.js';
 import { eventually, fetchFrames, recordsIn, values } from '../helpers/consumer-harness.js';
-import { RawClient } from '../helpers/raw-client.js';
-import { tempDataDir } from '../helpers/temp-broker.js';
+import { fastRetention, useTempBroker } from '../helpers/temp-broker.js';
 
 const HOUR = 3_600_000;
-let broker: Broker | undefined;
-let client: RawClient | undefined;
-let dataDir: string | undefined;
 let fakeNow = Date.now();
+const env = useTempBroker();
 
-async function start(): Promise<{ b: Broker; c: RawClient }> {
+async function start() {
   fakeNow = Date.now();
-  dataDir = await tempDataDir();
-  broker = await Broker.start({
-    dataDir,
-    topics: [{ name: 'events', partitions: 1 }],
-    segmentBytes: 1_024,
-    retentionMs: 60_000,
-    cleanerTickMs: 10,
-    cleanerIntervalMs: 1_000,
-    clock: () => BigInt(fakeNow),
-  });
-  client = await RawClient.authenticated(broker.address.port);
-  return { b: broker, c: client };
+  const b = await env.start({ topics: [{ name: 'events', partitions: 1 }], ...fastRetention(() => BigInt(fakeNow)) });
+  return { b, c: await env.raw() };
 }
-
-afterEach(async () => {
-  await client?.close();
-  await broker?.stop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  broker = undefined;
-  client = undefined;
-  dataDir = undefined;
-});
 
 const records = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`${prefix}${i}`), value: Buffer.alloc(200, `${prefix}${i}`) }));
@@ -81,8 +58,7 @@ describe('retention cleaner (storage.md §8.1)', () => {
   });
 
   it('never cleans an internal __* topic, even one on the segmented backend', async () => {
-    dataDir = await tempDataDir();
-    const open = (name: string) => SegmentedLog.openSync(path.join(dataDir!, name), { create: true, maxSegmentSize: 1_024, now: () => 0 });
+    const open = (name: string) => SegmentedLog.openSync(path.join(env.dataDir, name), { create: true, maxSegmentSize: 1_024, now: () => 0 });
     const internal = open('__audit');
     const user = open('events');
     for (const log of [internal, user]) log.append(records(30, 'x').map((r) => ({ attrs: 0, timestamp: 1n, key: r.key, value: r.value })));

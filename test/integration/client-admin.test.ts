@@ -1,23 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type Client } from '../../src/client/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../../src/client/index.js';
 import { BrokerError, UsageError } from '../../src/errors.js';
-import { startTempBroker, type TempBroker } from '../helpers/temp-broker.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let env: TempBroker | undefined;
-let client: Client | undefined;
+const env = useTempBroker();
 
 async function setup(): Promise<Client> {
-  env = await startTempBroker();
-  client = await connect({ broker: `127.0.0.1:${env.port}` });
-  return client;
+  await env.start();
+  return env.client();
 }
-
-afterEach(async () => {
-  await client?.close();
-  await env?.cleanup();
-  client = undefined;
-  env = undefined;
-});
 
 describe('client: handshake and topic administration against the broker', () => {
   it('identifies the broker as crater', async () => {
@@ -25,7 +16,7 @@ describe('client: handshake and topic administration against the broker', () => 
     expect(c.isCrater).toBe(true);
     expect(c.serverName).toBe('crater');
     expect(typeof c.serverVersion).toBe('string');
-    expect(c.address).toBe(`127.0.0.1:${env!.port}`);
+    expect(c.address).toBe(`127.0.0.1:${env.broker.address.port}`);
   });
 
   it('creates, lists, describes, alters, grows and deletes topics', async () => {

@@ -1,22 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type Client, type FetchedRecord } from '../../src/client/index.js';
-import { startTempBroker, type TempBroker } from '../helpers/temp-broker.js';
+import { describe, expect, it } from 'vitest';
+import type { Client, FetchedRecord } from '../../src/client/index.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let env: TempBroker | undefined;
-let client: Client | undefined;
+const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
 
 async function setup(): Promise<Client> {
-  env = await startTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
-  client = await connect({ broker: `127.0.0.1:${env.port}` });
-  return client;
+  await env.start();
+  return env.client();
 }
-
-afterEach(async () => {
-  await client?.close();
-  await env?.cleanup();
-  client = undefined;
-  env = undefined;
-});
 
 const values = (records: FetchedRecord[]) => records.map((r) => r.value.toString());
 const fill = (c: Client, topic: string, n: number, prefix = 'v') =>
@@ -40,15 +31,11 @@ describe('client: fetch against the broker', () => {
     expect(batched).toMatchObject({ shape: 'batch', frames: 2 });
     expect(values(batched.records)).toEqual(Array.from({ length: 10 }, (_, i) => `v${i}`));
 
-    const other = await connect({ broker: `127.0.0.1:${env!.port}` });
-    try {
-      const legacy = await other.fetch('one', 'g2', { maxRecords: 10, batched: false, raw: true });
-      expect(legacy).toMatchObject({ shape: 'legacy', frames: 11 });
-      expect(legacy.rawFrames).toHaveLength(11);
-      expect(values(legacy.records)).toEqual(values(batched.records));
-    } finally {
-      await other.close();
-    }
+    const other = await env.client();
+    const legacy = await other.fetch('one', 'g2', { maxRecords: 10, batched: false, raw: true });
+    expect(legacy).toMatchObject({ shape: 'legacy', frames: 11 });
+    expect(legacy.rawFrames).toHaveLength(11);
+    expect(values(legacy.records)).toEqual(values(batched.records));
   });
 
   it('resumes where the last fetch stopped, and commit moves the group cursor', async () => {
@@ -64,9 +51,9 @@ describe('client: fetch against the broker', () => {
     // keeps its in-memory cursor while the group has connections, so the rewind shows once they have closed.
     await c.commit('one', 1, first.records[1]!.offset);
     await c.close();
-    client = await connect({ broker: `127.0.0.1:${env!.port}` });
+    const reconnected = await env.client();
     const replay = await until(async () => {
-      const r = await client!.fetch('one', 'g', { maxRecords: 100 });
+      const r = await reconnected.fetch('one', 'g', { maxRecords: 100 });
       return r.records.length > 0 ? r : undefined;
     });
     expect(values(replay.records)).toEqual(['v1', 'v2', 'v3', 'v4', 'v5']);
@@ -114,7 +101,7 @@ describe('client: subscriptions, consumers, groups and nack against the broker',
     }
     expect(seen).toEqual(['v0', 'v1', 'v2', 'v3', 'v4']);
     // Only the client's own connection is left once the subscription's is gone.
-    await until(async () => (env!.broker.connectionCount === 1 ? true : undefined));
+    await until(async () => (env.broker.connectionCount === 1 ? true : undefined));
   });
 
   it('a subscription to a missing topic fails its iteration with the broker error', async () => {

@@ -1,36 +1,22 @@
-import fs from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Broker, type BrokerStartOptions } from '../../src/broker/broker.js';
+import { describe, expect, it } from 'vitest';
+import type { BrokerStartOptions } from '../../src/broker/broker.js';
 import { resolveConfig } from '../../src/broker/config.js';
 import { storageLogFactory } from '../../src/broker/storage-log-factory.js';
-import { connect, createProducer, type Client } from '../../src/client/index.js';
+import { createProducer, type Client } from '../../src/client/index.js';
 import { BrokerError, UsageError } from '../../src/errors.js';
 import type { SegmentedLogFaults } from '../../src/storage/segmented-log.js';
-import { tempDataDir } from '../helpers/temp-broker.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let broker: Broker | undefined;
-let client: Client | undefined;
-let dataDir: string | undefined;
+const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }] });
 
 async function setup(options: Partial<BrokerStartOptions> = {}): Promise<Client> {
-  dataDir = await tempDataDir();
-  broker = await Broker.start({ topics: [{ name: 'orders', partitions: 4 }], ...options, dataDir });
-  client = await connect({ broker: `127.0.0.1:${broker.address.port}` });
-  return client;
+  await env.start(options);
+  return env.client();
 }
-
-afterEach(async () => {
-  await client?.close();
-  await broker?.stop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  client = undefined;
-  broker = undefined;
-  dataDir = undefined;
-});
 
 const readAll = (topic: string) => {
   const out: { partition: number; key: string; value: string }[] = [];
-  broker!.topics.requireTopic(topic).partitions.forEach((log, i) => {
+  env.broker.topics.requireTopic(topic).partitions.forEach((log, i) => {
     for (const r of log.read(0n, { maxRecords: 100_000 })) {
       out.push({ partition: i + 1, key: r.key.toString(), value: r.value.toString() });
     }
@@ -81,12 +67,7 @@ describe('client: producing against the broker', () => {
 
   it('returns the landed prefix and the error of a partial append, and throws when nothing landed', async () => {
     const faults: SegmentedLogFaults = {};
-    const dir = await tempDataDir();
-    const c = await setup({
-      topics: [{ name: 'one', partitions: 1 }],
-      logFactory: storageLogFactory(resolveConfig({ dataDir: dir }), { faults }),
-      dataDir: dir,
-    });
+    const c = await setup({ topics: [{ name: 'one', partitions: 1 }], logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }) });
     faults.failAfterRecords = 3;
     const records = Array.from({ length: 10 }, (_, i) => ({ value: `v${i}` }));
     const partial = await c.produceBatch('one', records);

@@ -3,9 +3,8 @@
  * pinned in wire.md §13 item 6, single and batch produces interleaved on one (pid, topic), epoch fencing, partial
  * batches and their tail resend, and durable memos replayed after a restart.
  */
-import fs from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Broker, type BrokerStartOptions } from '../../src/broker/broker.js';
+import { describe, expect, it } from 'vitest';
+import type { BrokerStartOptions } from '../../src/broker/broker.js';
 import { resolveConfig } from '../../src/broker/config.js';
 import { storageLogFactory } from '../../src/broker/storage-log-factory.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
@@ -16,38 +15,21 @@ import { ProduceIdempotentRequest } from '../../src/protocol/messages/produce-id
 import { BatchFlag, Op } from '../../src/protocol/opcodes.js';
 import { decodeMemoValue, encodeMemoKey, PRODUCER_STATE_TOPIC } from '../../src/storage/producer-state-codec.js';
 import type { SegmentedLogFaults } from '../../src/storage/segmented-log.js';
-import { RawClient } from '../helpers/raw-client.js';
-import { tempDataDir } from '../helpers/temp-broker.js';
+import { eventually } from '../helpers/consumer-harness.js';
+import type { RawClient } from '../helpers/raw-client.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let broker: Broker | undefined;
-const clients: RawClient[] = [];
-let dataDir: string | undefined;
+const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
 
 async function start(options: Partial<BrokerStartOptions> = {}): Promise<RawClient> {
-  dataDir ??= await tempDataDir();
-  broker = await Broker.start({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }], ...options, dataDir });
-  return connect();
-}
-
-async function connect(): Promise<RawClient> {
-  const c = await RawClient.authenticated(broker!.address.port);
-  clients.push(c);
-  return c;
+  await env.start(options);
+  return env.raw();
 }
 
 async function restart(options: Partial<BrokerStartOptions> = {}): Promise<RawClient> {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await broker?.stop();
-  return start(options);
+  await env.restart(options);
+  return env.raw();
 }
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await broker?.stop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  broker = undefined;
-  dataDir = undefined;
-});
 
 const records = (n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`k${from + i}`), value: Buffer.from(`v${from + i}`) }));
@@ -72,7 +54,7 @@ function single(c: RawClient, id: Pid, seq: number, topic = 'orders') {
 /** Records stored in the topic (offsets are byte positions on the segmented backend, so LEOs are not counts). */
 function leo(topic = 'orders'): bigint {
   let n = 0;
-  for (const p of broker!.topics.requireTopic(topic).partitions) n += p.read(p.logStartOffset, { maxRecords: 100_000 }).length;
+  for (const p of env.broker.topics.requireTopic(topic).partitions) n += p.read(p.logStartOffset, { maxRecords: 100_000 }).length;
   return BigInt(n);
 }
 
@@ -80,9 +62,9 @@ describe('INIT_PRODUCER_ID', () => {
   it('issues ephemeral pids from 1 with epoch 0 for an empty payload or an empty name', async () => {
     const c = await start();
     expect(await init(c)).toEqual({ producerId: 1n, epoch: 0 });
-    const d = await connect();
+    const d = await env.raw();
     expect(await init(d, '')).toEqual({ producerId: 2n, epoch: 0 });
-    expect(broker!.topics.getTopic(PRODUCER_STATE_TOPIC)).toBeUndefined();
+    expect(env.broker.topics.getTopic(PRODUCER_STATE_TOPIC)).toBeUndefined();
   });
 
   it('gives a name the same pid and bumps the epoch per INIT, persisted across a restart', async () => {
@@ -99,7 +81,7 @@ describe('INIT_PRODUCER_ID', () => {
   it('the 65,536th session of a name fails with ERR 7', async () => {
     const c = await start();
     await init(c, 'app');
-    broker!.producerState.producer('app')!.epoch = 0xffff;
+    env.broker.producerState.producer('app')!.epoch = 0xffff;
     expect(c.error(await c.request(InitProducerIdRequest, { producerName: 'app' }))?.code).toBe(ErrorCode.INTERNAL);
   });
 });
@@ -126,13 +108,13 @@ describe('checks before the sequence', () => {
   it('a durable producer is fenced (ERR 50) for any epoch but the current one; an ephemeral one never', async () => {
     const c = await start();
     const old = await init(c, 'app');
-    const d = await connect();
+    const d = await env.raw();
     const current = await init(d, 'app');
     expect(c.error(await batch(c, old, 0, records(2)))?.code).toBe(ErrorCode.PRODUCER_FENCED);
     expect(c.error(await single(c, old, 0))?.code).toBe(ErrorCode.PRODUCER_FENCED);
     expect(d.error(await batch(d, { ...current, epoch: current.epoch + 1 }, 0, records(1)))?.code).toBe(ErrorCode.PRODUCER_FENCED);
     expect(leo()).toBe(0n);
-    const e = await connect();
+    const e = await env.raw();
     const eph = await init(e);
     expect(e.decode(ProduceBatchAckReply, await batch(e, { ...eph, epoch: 777 }, 0, records(1))).errorCode).toBe(0);
   });
@@ -206,8 +188,7 @@ describe('the batch dedup table (seed 000, wire.md §13.6)', () => {
 describe('partial batches', () => {
   it('memoize the prefix; the tail resent from last + 1 is fresh, the whole batch again is ERR 11', async () => {
     const faults: SegmentedLogFaults = {};
-    dataDir = await tempDataDir();
-    const c = await start({ logFactory: storageLogFactory(resolveConfig({ dataDir }), { faults }) });
+    const c = await start({ logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }) });
     const id = await init(c, 'app');
     faults.failAfterRecords = 3;
     const partial = c.decode(ProduceBatchAckReply, await batch(c, id, 0, records(10), 'one'));
@@ -217,15 +198,14 @@ describe('partial batches', () => {
     expect(c.error(await batch(c, id, 0, records(10), 'one'))?.code).toBe(ErrorCode.OUT_OF_ORDER_SEQUENCE);
     const tail = c.decode(ProduceBatchAckReply, await batch(c, id, 3, records(7, 3), 'one'));
     expect(tail.errorCode).toBe(0);
-    const log = broker!.topics.requireTopic('one').partitions[0]!;
+    const log = env.broker.topics.requireTopic('one').partitions[0]!;
     const stored = log.read(0n, { maxRecords: 100 }).map((r) => r.key.toString());
     expect(stored).toEqual(records(10).map((r) => r.key.toString()));
   });
 
   it('a batch that lands nothing is an ERROR frame and leaves the sequence where it was', async () => {
     const faults: SegmentedLogFaults = {};
-    dataDir = await tempDataDir();
-    const c = await start({ logFactory: storageLogFactory(resolveConfig({ dataDir }), { faults }) });
+    const c = await start({ logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }) });
     const id = await init(c);
     faults.failAfterRecords = 0;
     expect(c.error(await batch(c, id, 0, records(2), 'one'))?.code).toBe(ErrorCode.INTERNAL);
@@ -238,11 +218,11 @@ describe('durable memos', () => {
   it('one data fsync and one __producer_state fsync per batch; the memo is a v3 value with every ack', async () => {
     const c = await start();
     const id = await init(c, 'app');
-    const before = broker!.fsyncCount;
+    const before = env.broker.fsyncCount;
     const reply = c.decode(ProduceBatchAckReply, await batch(c, id, 0, records(20, 0).map((r) => ({ ...r, key: Buffer.from('same') }))));
-    expect(broker!.fsyncCount - before).toBe(2);
+    expect(env.broker.fsyncCount - before).toBe(2);
     const key = encodeMemoKey(id.producerId, 'orders');
-    const topic = broker!.topics.requireTopic(PRODUCER_STATE_TOPIC);
+    const topic = env.broker.topics.requireTopic(PRODUCER_STATE_TOPIC);
     const found = topic.partitions.flatMap((p) => p.read(p.logStartOffset, { maxRecords: 100 })).filter((r) => r.key.equals(key));
     expect(found).toHaveLength(1);
     const memo = decodeMemoValue(found[0]!.value);
@@ -271,7 +251,7 @@ describe('durable memos', () => {
   it('a memo that cannot be appended: ERR 7 (batch and single), no data appended, the sequence stays', async () => {
     const c = await start();
     const id = await init(c, 'app');
-    const topic = broker!.topics.requireTopic(PRODUCER_STATE_TOPIC);
+    const topic = env.broker.topics.requireTopic(PRODUCER_STATE_TOPIC);
     const appends = topic.partitions.map((log) => log.append.bind(log));
     for (const log of topic.partitions) log.append = () => ({ offsets: [], error: new Error('disk full') });
     const failed = c.error(await batch(c, id, 0, records(3)));
@@ -291,23 +271,15 @@ describe('durable memos', () => {
     const id = await init(c, 'app');
     c.decode(ProduceBatchAckReply, await batch(c, id, 0, records(2)));
     now += 120_000n;
-    expect(await broker!.producerState.sweep()).toEqual([]); // a live connection keeps it
+    expect(await env.broker.producerState.sweep()).toEqual([]); // a live connection keeps it
     await c.close();
-    await pollUntil(() => broker!.producerState.producer('app')!.liveConnections === 0);
-    expect(await broker!.producerState.sweep()).toEqual(['app']);
+    await eventually(() => env.broker.producerState.producer('app')!.liveConnections === 0);
+    expect(await env.broker.producerState.sweep()).toEqual(['app']);
     const d = await restart({ clock: () => now, producerState: { expiryMs: 60_000, sweepIntervalMs: 0 } });
     // The identity is gone, so the name starts again at epoch 0, with a pid past the watermark.
     expect(await init(d, 'app')).toEqual({ producerId: 2n, epoch: 0 });
   });
 });
-
-async function pollUntil(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setImmediate(r));
-  }
-}
 
 describe('op registration', () => {
   it('INIT_PRODUCER_ID accepts an empty payload (wire.md §13.1)', async () => {

@@ -3,13 +3,12 @@
  * partial batch resent as fresh, and a lost reply (the connection cut by a proxy after the broker answered) resent
  * on a resumed session so that the original acks come back and nothing is appended twice.
  */
-import fs from 'node:fs/promises';
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Broker, type BrokerStartOptions } from '../../src/broker/broker.js';
+import { describe, expect, it } from 'vitest';
+import type { BrokerStartOptions } from '../../src/broker/broker.js';
 import { resolveConfig } from '../../src/broker/config.js';
 import { storageLogFactory } from '../../src/broker/storage-log-factory.js';
-import { type Client, connect } from '../../src/client/client.js';
+import type { Client } from '../../src/client/client.js';
 import { IdempotentSink } from '../../src/client/idempotent-sink.js';
 import { Producer } from '../../src/client/producer.js';
 import { openSession } from '../../src/client/session.js';
@@ -17,37 +16,23 @@ import { ConnectionError, UsageError } from '../../src/errors.js';
 import { FrameDecoder } from '../../src/protocol/frame-decoder.js';
 import { Op } from '../../src/protocol/opcodes.js';
 import type { SegmentedLogFaults } from '../../src/storage/segmented-log.js';
-import { tempDataDir } from '../helpers/temp-broker.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let broker: Broker | undefined;
-let client: Client | undefined;
-let proxy: DroppingProxy | undefined;
-let dataDir: string | undefined;
-const producers: Producer[] = [];
+const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
 
 async function start(options: Partial<BrokerStartOptions> = {}): Promise<Client> {
-  dataDir ??= await tempDataDir();
-  broker = await Broker.start({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }], ...options, dataDir });
-  client = await connect({ broker: `127.0.0.1:${broker.address.port}` });
-  return client;
+  await env.start(options);
+  return env.client();
 }
 
-afterEach(async () => {
-  await Promise.all(producers.splice(0).map((p) => p.close().catch(() => undefined)));
-  await client?.close();
-  await proxy?.close();
-  await broker?.stop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  broker = client = proxy = dataDir = undefined;
-});
-
+/** Closes `p` after the test; its close may fail once the connection it used was cut, which is not what is tested. */
 function track(p: Producer): Producer {
-  producers.push(p);
+  env.track({ close: () => p.close().catch(() => undefined) });
   return p;
 }
 
 function stored(topic: string): string[] {
-  return broker!.topics
+  return env.broker.topics
     .requireTopic(topic)
     .partitions.flatMap((p) => p.read(p.logStartOffset, { maxRecords: 100_000 }))
     .map((r) => r.value.toString());
@@ -128,8 +113,7 @@ describe('idempotent producer', () => {
 
   it('after a partial batch, the tail resent by the caller lands as fresh records', async () => {
     const faults: SegmentedLogFaults = {};
-    dataDir = await tempDataDir();
-    const c = await start({ logFactory: storageLogFactory(resolveConfig({ dataDir }), { faults }) });
+    const c = await start({ logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }) });
     const producer = track(c.producer({ producerName: 'app' }));
     await producer.send('one', { value: 'first' });
     faults.failAfterRecords = 3;
@@ -145,7 +129,7 @@ describe('idempotent producer', () => {
 
   it('a lost reply: the same batch is resent on a resumed session and its original acks come back', async () => {
     await start();
-    proxy = await DroppingProxy.start(broker!.address.port);
+    const proxy = env.track(await DroppingProxy.start(env.broker.address.port));
     const address = proxy.address;
     const producer = track(new Producer(new IdempotentSink(undefined, { producerName: 'app', reconnect: () => openSession({ broker: address }) })));
     await producer.sendBatch('orders', values(4));
@@ -156,7 +140,7 @@ describe('idempotent producer', () => {
     expect(stored('orders').sort()).toEqual(values(10).map((r) => r.value).sort());
     // The acks are those of the first (lost) attempt: every one names a record that holds the value sent.
     for (const [i, ack] of acks.entries()) {
-      const [rec] = broker!.topics.requireTopic('orders').partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
+      const [rec] = env.broker.topics.requireTopic('orders').partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
       expect(rec?.value.toString()).toBe(`v${4 + i}`);
     }
     expect(producer.identity?.epoch).toBe(0);
@@ -164,7 +148,7 @@ describe('idempotent producer', () => {
 
   it('an ephemeral producer cannot resume: a lost connection fails the send as of unknown outcome', async () => {
     await start();
-    proxy = await DroppingProxy.start(broker!.address.port);
+    const proxy = env.track(await DroppingProxy.start(env.broker.address.port));
     const address = proxy.address;
     const producer = track(new Producer(new IdempotentSink(undefined, { reconnect: () => openSession({ broker: address }) })));
     await producer.sendBatch('orders', values(2));

@@ -5,50 +5,21 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Broker } from '../../src/broker/broker.js';
-import { type Client, connect } from '../../src/client/client.js';
-import { tempDataDir } from '../helpers/temp-broker.js';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/consumer-harness.js';
+import { fastRetention, useTempBroker } from '../helpers/temp-broker.js';
 
 const HOUR = 3_600_000;
-let broker: Broker | undefined;
-let dataDir: string | undefined;
-let client: Client | undefined;
 let fakeNow = Date.now();
-
-afterEach(async () => {
-  await client?.close();
-  await broker?.stop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  broker = undefined;
-  client = undefined;
-  dataDir = undefined;
-});
-
-async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const env = useTempBroker();
 
 const big = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ key: `${prefix}${i}`, value: 'x'.repeat(200) }));
 
 describe('abort index pruning', () => {
   it('drops entries below the log start after a cleaner run and keeps the rest', async () => {
     fakeNow = Date.now();
-    dataDir = await tempDataDir();
-    broker = await Broker.start({
-      dataDir,
-      topics: [{ name: 'events', partitions: 1 }],
-      segmentBytes: 1_024,
-      retentionMs: 60_000,
-      cleanerTickMs: 10,
-      cleanerIntervalMs: 1_000,
-      clock: () => BigInt(fakeNow),
-    });
-    client = await connect({ broker: `127.0.0.1:${broker.address.port}`, timeoutMs: 5_000 });
+    const broker = await env.start({ topics: [{ name: 'events', partitions: 1 }], ...fastRetention(() => BigInt(fakeNow)) });
+    const client = await env.client({ timeoutMs: 5_000 });
     const producer = client.producer({ producerName: 'old' });
     await producer.beginTransaction();
     await producer.sendBatch('events', big('old', 5));
@@ -62,10 +33,10 @@ describe('abort index pruning', () => {
     const log = broker.topics.requireTopic('events').partitions[0]!;
 
     fakeNow += 2 * HOUR;
-    await eventually(() => log.logStartOffset > 0n && broker!.transactions.abortEntries.length === 1);
+    await eventually(() => log.logStartOffset > 0n && broker.transactions.abortEntries.length === 1);
     const [kept] = broker.transactions.abortEntries;
     expect(kept!.upto).toBeGreaterThan(log.logStartOffset);
-    const file = JSON.parse(await fs.readFile(path.join(dataDir, 'txn-aborts.json'), 'utf8')) as { entries: Array<{ first: number }> };
+    const file = JSON.parse(await fs.readFile(path.join(env.dataDir, 'txn-aborts.json'), 'utf8')) as { entries: Array<{ first: number }> };
     expect(file.entries.map((e) => BigInt(e.first))).toEqual([kept!.first]);
   });
 });

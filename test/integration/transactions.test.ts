@@ -6,39 +6,19 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Broker, type BrokerStartOptions } from '../../src/broker/broker.js';
+import { describe, expect, it } from 'vitest';
+import type { Broker, BrokerStartOptions } from '../../src/broker/broker.js';
 import { consumerRuntimeOf } from '../../src/broker/consumer/index.js';
-import { type Client, connect } from '../../src/client/client.js';
+import type { Client } from '../../src/client/client.js';
 import type { Producer } from '../../src/client/producer.js';
 import { BrokerError } from '../../src/errors.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { TxnState } from '../../src/storage/txn-state-codec.js';
-import { tempDataDir } from '../helpers/temp-broker.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let broker: Broker | undefined;
-let dataDir: string | undefined;
-const clients: Client[] = [];
-
-async function start(options: Partial<BrokerStartOptions> = {}): Promise<Broker> {
-  dataDir ??= await tempDataDir();
-  broker = await Broker.start({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }], ...options, dataDir });
-  return broker;
-}
-
-async function client(): Promise<Client> {
-  const c = await connect({ broker: `127.0.0.1:${broker!.address.port}`, timeoutMs: 5_000 });
-  clients.push(c);
-  return c;
-}
-
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-  await broker?.stop();
-  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
-  broker = undefined;
-  dataDir = undefined;
-});
+const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
+const start = (options: Partial<BrokerStartOptions> = {}): Promise<Broker> => env.start(options);
+const client = (): Promise<Client> => env.client({ timeoutMs: 5_000 });
 
 const values = (records: ReadonlyArray<{ value: Buffer }>) => records.map((r) => r.value.toString()).sort();
 const batch = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ key: `${prefix}-k${i}`, value: `${prefix}-${i}` }));
@@ -189,9 +169,7 @@ describe('commit and abort', () => {
     await producer.beginTransaction();
     await producer.sendBatch('orders', batch('kept', 8));
     await producer.commitTransaction();
-    await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-    await broker!.stop();
-    const b = await start();
+    const b = await env.restart();
     expect(b.transactions.abortEntries.length).toBeGreaterThan(0);
     expect(values(await readAll('orders', 'read_committed'))).toEqual(batch('kept', 8).map((r) => r.value).sort());
     expect(await readAll('orders', 'read_uncommitted')).toHaveLength(16);
