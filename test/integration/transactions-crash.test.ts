@@ -6,44 +6,28 @@
  * offsets applied, the records visible to read_committed. The producer's END_TXN, resent on a resumed session,
  * is answered OK because the commit decision was already taken.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Client, connect } from '../../src/client/client.js';
-import { IdempotentSink } from '../../src/client/idempotent-sink.js';
-import { Producer } from '../../src/client/producer.js';
-import { openSession } from '../../src/client/session.js';
 import { RecordAttr, decodeControlValue } from '../../src/storage/record.js';
 import { SegmentedLog } from '../../src/storage/segmented-log.js';
-import { type ChildBroker, killChildBroker, startChildBroker } from '../helpers/child-broker.js';
+import { useCrashRun } from '../helpers/crash-run.js';
 
-let dataDir: string | undefined;
-let current: ChildBroker | undefined;
+const run = useCrashRun('crater-txn-crash-');
 const clients: Client[] = [];
 
+// Registered after useCrashRun's hook, so (hooks running last-registered first) the clients close before the child is killed.
 afterEach(async () => {
   await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-  if (current) await killChildBroker(current);
-  current = undefined;
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  dataDir = undefined;
 });
 
-const startChild = (dir: string, crashAt?: string): Promise<ChildBroker> => startChildBroker(dir, { topics: ['orders:2'], crashAt });
+const startChild = (crashAt?: string) => run.start({ topics: ['orders:2'], crashAt });
 
 describe('crash after PREPARE_COMMIT', () => {
   it('rolls the transaction forward on restart and the resent END_TXN commit is answered OK', async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-txn-crash-'));
-    const dir = dataDir;
-    current = await startChild(dir, 'after-prepare-commit');
-    const crashing = current;
-    const sink = new IdempotentSink(undefined, {
-      producerName: 'crash',
-      reconnect: () => openSession({ broker: current!.address, timeoutMs: 5_000 }),
-      reconnectAttempts: 60,
-    });
-    const producer = new Producer(sink);
+    const crashing = await startChild('after-prepare-commit');
+    const dir = run.dataDir;
+    const { producer } = run.producer('crash');
     const records = Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `v${i}` }));
     let signal: NodeJS.Signals | null = null;
     try {
@@ -55,7 +39,7 @@ describe('crash after PREPARE_COMMIT', () => {
       // The broker kills itself once PREPARE_COMMIT is durable; restart it (without the hook) as soon as it is gone.
       const restarted = crashing.exited.then(async (s) => {
         signal = s;
-        current = await startChild(dir);
+        await startChild();
       });
       await producer.commitTransaction();
       await restarted;
@@ -64,7 +48,7 @@ describe('crash after PREPARE_COMMIT', () => {
     }
     expect(signal).toBe('SIGKILL');
 
-    const c = await connect({ broker: current!.address, timeoutMs: 5_000 });
+    const c = await connect({ broker: run.current.address, timeoutMs: 5_000 });
     clients.push(c);
     const { records: committed } = await c.fetch('orders', 'reader', { maxRecords: 100, isolation: 'read_committed' });
     expect(committed.map((r) => r.value.toString()).sort()).toEqual(records.map((r) => r.value).sort());
@@ -73,9 +57,7 @@ describe('crash after PREPARE_COMMIT', () => {
     for (const p of (await c.listOffsets('orders')).partitions) expect(p.lso).toBe(p.latest);
 
     // On disk: every partition the batch touched ends with exactly one COMMIT marker for the producer.
-    current.child.kill('SIGTERM');
-    await current.exited;
-    current = undefined;
+    await run.stop();
     const touched = new Set<number>();
     for (let p = 1; p <= 2; p++) {
       const log = await SegmentedLog.open(path.join(dir, 'orders', `partition-${p}`));
