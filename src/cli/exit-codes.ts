@@ -2,6 +2,7 @@
  * crater's exit codes: a contract for scripts, so they live in one table and every other place (help text, README,
  * the error mapping) is derived from it.
  */
+import { namesOf } from '../protocol/table.js';
 
 export const ExitCode = {
   OK: 0,
@@ -27,9 +28,10 @@ export const exitCodeMeaning: Readonly<Record<ExitCodeName, string>> = {
 };
 
 const allNames = Object.keys(ExitCode) as ExitCodeName[];
+const namesByCode = namesOf(ExitCode);
 
 export function exitCodeName(code: number): ExitCodeName | undefined {
-  return allNames.find((name) => ExitCode[name] === code);
+  return namesByCode.get(code);
 }
 
 /**

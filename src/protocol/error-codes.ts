@@ -1,4 +1,6 @@
 /** wire.md §2.4: the broker's error codes, as data. */
+import { namesOf } from './table.js';
+
 export const ErrorCode = {
   NONE: 0,
   BAD_FRAME: 1,
@@ -31,9 +33,7 @@ export const ErrorCode = {
 export type ErrorCodeName = keyof typeof ErrorCode;
 export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
 
-const namesByCode = new Map<number, ErrorCodeName>(
-  Object.entries(ErrorCode).map(([name, code]) => [code, name as ErrorCodeName]),
-);
+const namesByCode = namesOf(ErrorCode);
 
 /** `ERR_TOPIC_MISSING` for 5; `ERR_UNKNOWN_<n>` for a code this table lacks. */
 export function errorName(code: number): string {

@@ -1,4 +1,6 @@
 /** wire.md §2.1: the opcode table, in one place. Requests 0x01–0x7F, replies 0x80–0xFE, 0xFF reserved. */
+import { namesOf } from './table.js';
+
 export const Op = {
   HELLO: 0x01,
   AUTH: 0x02,
@@ -58,7 +60,7 @@ export const Op = {
 export type OpName = keyof typeof Op;
 export type OpCode = (typeof Op)[OpName];
 
-const namesByCode = new Map<number, OpName>(Object.entries(Op).map(([name, code]) => [code, name as OpName]));
+const namesByCode = namesOf(Op);
 
 export function opName(op: number): string {
   return namesByCode.get(op) ?? `0x${op.toString(16).padStart(2, '0')}`;

@@ -10,6 +10,7 @@
  * past the end or a short value come back as a problem, before anything is allocated from the count.
  */
 import { fnv1a32 } from '../protocol/fnv1a.js';
+import { namesOf } from '../protocol/table.js';
 
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
 export const TRANSACTION_STATE_PARTITIONS = 16;
@@ -25,7 +26,7 @@ export const TxnState = {
 export type TxnStateName = keyof typeof TxnState;
 export type TxnStateValue = (typeof TxnState)[TxnStateName];
 
-const stateNames = new Map<number, TxnStateName>(Object.entries(TxnState).map(([k, v]) => [v, k as TxnStateName]));
+const stateNames = namesOf(TxnState);
 
 /** `PREPARE_COMMIT` for 2; `UNKNOWN_<n>` for a state byte this table lacks. */
 export function txnStateName(state: number): string {
