@@ -59,6 +59,50 @@ export class InternalTopicLogs {
   }
 }
 
+/**
+ * A store that writes one internal topic by key: each record goes to the partition `partitionOf` names for its
+ * key, stamped with `now()`. `__producer_state` and `__transaction_state` are kept this way.
+ */
+export abstract class KeyedInternalStore {
+  protected readonly logs: InternalTopicLogs;
+
+  /** `partitions` is the topic's live partition array (index 0 = partition 1). */
+  constructor(
+    partitions: readonly PartitionLog[],
+    private readonly now: () => bigint,
+    private readonly partitionOf: (key: Buffer, partitions: number) => number,
+  ) {
+    this.logs = new InternalTopicLogs(partitions);
+  }
+
+  /** Records appended since start (tests count them). */
+  get writeCount(): number {
+    return this.logs.appended;
+  }
+
+  /** Waits for every sync started so far (failures are the writers' to report). */
+  flush(): Promise<void> {
+    return this.logs.flush();
+  }
+
+  /**
+   * Appends the writes in order (one append per partition touched, all with one timestamp) and returns the promise
+   * of their durability. Throws when an append fails; writes before the failing partition's stay appended.
+   */
+  protected appendKeyed(writes: ReadonlyArray<{ key: Buffer; value: Buffer }>): Promise<void> {
+    const timestamp = this.now();
+    const byLog = new Map<PartitionLog, RecordToStore[]>();
+    for (const w of writes) {
+      const log = this.logs.log(this.partitionOf(w.key, this.logs.logs.length));
+      let list = byLog.get(log);
+      if (!list) byLog.set(log, (list = []));
+      list.push({ attrs: 0, timestamp, key: w.key, value: w.value });
+    }
+    for (const [log, records] of byLog) this.logs.append(log, records);
+    return this.logs.durable([...byLog.keys()]);
+  }
+}
+
 /** Every record of `logs`, partition by partition, front to back: the replay at start of each internal topic. */
 export function* replayRecords(logs: readonly PartitionLog[]): Generator<{ log: PartitionLog; record: LogRecord }> {
   for (const log of logs) {

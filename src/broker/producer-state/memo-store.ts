@@ -19,8 +19,7 @@ import {
   encodeMemoValue,
   producerStatePartition,
 } from '../../storage/producer-state-codec.js';
-import type { RecordToStore } from '../../storage/record.js';
-import { InternalTopicLogs } from '../internal-topic.js';
+import { KeyedInternalStore } from '../internal-topic.js';
 
 export { PRODUCER_STATE_PARTITIONS, PRODUCER_STATE_TOPIC };
 
@@ -45,20 +44,10 @@ export const stateWrites = {
   memoTombstone: (producerId: bigint, topic: string): StateWrite => ({ key: encodeMemoKey(producerId, topic), value: TOMBSTONE }),
 } as const;
 
-export class MemoStore {
-  private readonly logs: InternalTopicLogs;
-
+export class MemoStore extends KeyedInternalStore {
   /** `partitions` is the topic's live partition array (index 0 = partition 1). */
-  constructor(
-    partitions: readonly PartitionLog[],
-    private readonly now: () => bigint,
-  ) {
-    this.logs = new InternalTopicLogs(partitions);
-  }
-
-  /** Records appended since start (tests count them). */
-  get writeCount(): number {
-    return this.logs.appended;
+  constructor(partitions: readonly PartitionLog[], now: () => bigint) {
+    super(partitions, now, producerStatePartition);
   }
 
   /**
@@ -66,20 +55,6 @@ export class MemoStore {
    * Throws when an append fails; writes before the failing partition's stay appended.
    */
   write(writes: readonly StateWrite[]): Promise<void> {
-    const timestamp = this.now();
-    const byLog = new Map<PartitionLog, RecordToStore[]>();
-    for (const w of writes) {
-      const log = this.logs.log(producerStatePartition(w.key, this.logs.logs.length));
-      let list = byLog.get(log);
-      if (!list) byLog.set(log, (list = []));
-      list.push({ attrs: 0, timestamp, key: w.key, value: w.value });
-    }
-    for (const [log, records] of byLog) this.logs.append(log, records);
-    return this.logs.durable([...byLog.keys()]);
-  }
-
-  /** Waits for every sync started so far (failures are the writers' to report). */
-  flush(): Promise<void> {
-    return this.logs.flush();
+    return this.appendKeyed(writes);
   }
 }

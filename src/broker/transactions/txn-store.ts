@@ -20,36 +20,19 @@ import {
   encodeTxnStateValue,
   txnStatePartition,
 } from '../../storage/txn-state-codec.js';
-import { InternalTopicLogs, replayRecords } from '../internal-topic.js';
+import { KeyedInternalStore, replayRecords } from '../internal-topic.js';
 
 export { TRANSACTION_STATE_PARTITIONS, TRANSACTION_STATE_TOPIC };
 
-export class TxnStore {
-  private readonly logs: InternalTopicLogs;
-
+export class TxnStore extends KeyedInternalStore {
   /** `partitions` is the topic's live partition array (index 0 = partition 1). */
-  constructor(
-    partitions: readonly PartitionLog[],
-    private readonly now: () => bigint,
-  ) {
-    this.logs = new InternalTopicLogs(partitions);
-  }
-
-  /** Records appended since start (tests count them). */
-  get writeCount(): number {
-    return this.logs.appended;
+  constructor(partitions: readonly PartitionLog[], now: () => bigint) {
+    super(partitions, now, txnStatePartition);
   }
 
   /** Appends the transaction's state and resolves once it is durable; throws when the append fails. */
   write(transactionId: string, record: TxnStateRecord): Promise<void> {
-    const key = encodeTxnStateKey(transactionId);
-    const log = this.logs.log(txnStatePartition(key, this.logs.logs.length));
-    this.logs.append(log, [{ attrs: 0, timestamp: this.now(), key, value: encodeTxnStateValue(record) }]);
-    return this.logs.durable([log]);
-  }
-
-  flush(): Promise<void> {
-    return this.logs.flush();
+    return this.appendKeyed([{ key: encodeTxnStateKey(transactionId), value: encodeTxnStateValue(record) }]);
   }
 }
 
