@@ -5,22 +5,23 @@
  *   partition-<id>/%020d.index   dense, one entry per record: u32 offset − base · u32 byte position (BE)
  *
  * The log is authoritative: on open every segment is CRC-scanned and truncated at the first bad or partial record,
- * and its index is rebuilt from what survives. A segment rolls when its size is ≥ segmentBytes, checked before an
+ * and its index is rebuilt from what survives (commit-log-segments.ts). A segment rolls when its size is ≥ segmentBytes, checked before an
  * append, so a segment can overshoot. Compaction renumbers survivors from each segment's base, leaving gaps that
  * reads skip. sync() fsyncs at once, with no coalescing.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { CorruptDataError, StorageError, UsageError } from '../errors.js';
+import { INDEX_ENTRY_BYTES, type Segment, createSegment, indexBytes, recoverSegments, segmentFileName } from './commit-log-segments.js';
 import { type CleanupPolicy, compactSegments, segmentsOverBudget } from './compaction.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits } from './partition-log.js';
 import { type RecordToStore, readRecord, recordSize, writeRecord } from './record.js';
 import { scanRecords } from './record-scanner.js';
 
+export { INDEX_ENTRY_BYTES, segmentFileName };
+
 export const COMMIT_LOG_SEGMENT_BYTES = 64 * 1_048_576;
 export const INTERNAL_SEGMENT_BYTES = 8 * 1_048_576;
 export const COMMIT_LOG_MAX_SEGMENT_BYTES = 0xffffffff - 64 * 1_048_576;
-export const INDEX_ENTRY_BYTES = 8;
 
 export interface CommitLogOptions {
   /** Roll threshold; default 64 MiB (use INTERNAL_SEGMENT_BYTES for `__*` topics). */
@@ -30,23 +31,6 @@ export interface CommitLogOptions {
   maxLogBytes?: number;
 }
 
-interface Segment {
-  base: bigint;
-  logPath: string;
-  indexPath: string;
-  /** Open read-write for the active segment; opened on demand (read-only) for closed ones. */
-  fd: number | undefined;
-  indexFd: number | undefined;
-  size: number;
-  positions: number[];
-}
-
-export function segmentFileName(base: bigint, ext: string): string {
-  return `${base.toString().padStart(20, '0')}${ext}`;
-}
-
-const LOG_NAME = /^(\d{20})\.log$/;
-
 function writeAt(fd: number, buf: Buffer, position: number): void {
   let done = 0;
   while (done < buf.length) done += fs.writeSync(fd, buf, done, buf.length - done, position + done);
@@ -54,16 +38,6 @@ function writeAt(fd: number, buf: Buffer, position: number): void {
 
 function fsyncAsync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
-}
-
-/** Index entries for `positions`, the first of which has relative offset `firstRel`. */
-function indexBytes(positions: readonly number[], firstRel = 0): Buffer {
-  const buf = Buffer.allocUnsafe(positions.length * INDEX_ENTRY_BYTES);
-  positions.forEach((p, i) => {
-    buf.writeUInt32BE(firstRel + i, i * INDEX_ENTRY_BYTES);
-    buf.writeUInt32BE(p, i * INDEX_ENTRY_BYTES + 4);
-  });
-  return buf;
 }
 
 function readAt(fd: number, buf: Buffer, position: number): void {
@@ -102,9 +76,8 @@ export class CommitLog implements PartitionLog {
   static open(dir: string, options: CommitLogOptions = {}): CommitLog {
     const log = new CommitLog(dir, options);
     try {
-      log.recover();
+      ({ segments: log.segments, fsyncs: log.fsyncs } = recoverSegments(dir));
     } catch (err) {
-      log.closeHandles();
       throw err instanceof StorageError || err instanceof UsageError
         ? err
         : new StorageError(`cannot open commit log ${dir}`, { cause: err });
@@ -132,69 +105,6 @@ export class CommitLog implements PartitionLog {
 
   private get active(): Segment {
     return this.segments[this.segments.length - 1]!;
-  }
-
-  private recover(): void {
-    fs.mkdirSync(this.dir, { recursive: true });
-    const names = new Set(fs.readdirSync(this.dir));
-    for (const name of names) {
-      const full = path.join(this.dir, name);
-      if (name.endsWith('.log.cleaned')) {
-        const canonical = name.slice(0, -'.cleaned'.length);
-        if (names.has(canonical)) fs.rmSync(full);
-        else fs.renameSync(full, path.join(this.dir, canonical));
-        names.delete(name);
-        names.add(canonical);
-      } else if (name.endsWith('.index.cleaned')) {
-        fs.rmSync(full);
-      }
-    }
-    for (const name of names) {
-      const m = /^(\d{20})\.index$/.exec(name);
-      if (m && !names.has(`${m[1]}.log`)) fs.rmSync(path.join(this.dir, name));
-    }
-    const bases = [...names]
-      .map((n) => LOG_NAME.exec(n)?.[1])
-      .filter((b): b is string => b !== undefined)
-      .map((b) => BigInt(b))
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const base of bases) this.segments.push(this.recoverSegment(base));
-    if (this.segments.length === 0) this.segments.push(this.createSegment(0n));
-    const active = this.active;
-    active.fd ??= fs.openSync(active.logPath, 'r+');
-    active.indexFd = fs.openSync(active.indexPath, 'r+');
-  }
-
-  private recoverSegment(base: bigint): Segment {
-    const logPath = path.join(this.dir, segmentFileName(base, '.log'));
-    const indexPath = path.join(this.dir, segmentFileName(base, '.index'));
-    const fd = fs.openSync(logPath, 'r+');
-    const seg: Segment = { base, logPath, indexPath, fd, indexFd: undefined, size: 0, positions: [] };
-    const fileSize = fs.fstatSync(fd).size;
-    for (const item of scanRecords(fd, fileSize)) {
-      if (!item.ok) break;
-      seg.positions.push(item.position);
-      seg.size = item.position + item.record.size;
-    }
-    if (seg.size < fileSize) {
-      fs.ftruncateSync(fd, seg.size);
-      fs.fsyncSync(fd);
-      this.fsyncs++;
-    }
-    const expected = indexBytes(seg.positions);
-    const current = fs.existsSync(indexPath) ? fs.readFileSync(indexPath) : undefined;
-    if (!current?.equals(expected)) fs.writeFileSync(indexPath, expected);
-    fs.closeSync(fd);
-    seg.fd = undefined;
-    return seg;
-  }
-
-  private createSegment(base: bigint): Segment {
-    const logPath = path.join(this.dir, segmentFileName(base, '.log'));
-    const indexPath = path.join(this.dir, segmentFileName(base, '.index'));
-    const fd = fs.openSync(logPath, 'w+');
-    const indexFd = fs.openSync(indexPath, 'w+');
-    return { base, logPath, indexPath, fd, indexFd, size: 0, positions: [] };
   }
 
   append(records: readonly RecordToStore[]): AppendResult {
@@ -242,7 +152,7 @@ export class CommitLog implements PartitionLog {
     this.fsyncs++;
     fs.closeSync(old.indexFd!);
     old.indexFd = undefined;
-    this.segments.push(this.createSegment(this.logEndOffset));
+    this.segments.push(createSegment(this.dir, this.logEndOffset));
     this.fsyncDir();
     this.cleanup();
   }
