@@ -1,8 +1,8 @@
 /**
- * One client connection: framing, the state machine (wire.md §1), in-order dispatch, watchdogs and a bounded send
- * queue. Frames are decoded as they arrive; a request whose handler returns a promise holds back the ones behind
- * it (a PRODUCE awaiting fsync is never overtaken), while synchronous handlers run without any promise overhead.
- * Replies written within one tick are corked into one writev.
+ * One client connection: framing, the state machine (wire.md §1), in-order dispatch, watchdogs (their timers are in
+ * connection-watchdogs.ts) and a bounded send queue. Frames are decoded as they arrive; a request whose handler
+ * returns a promise holds back the ones behind it (a PRODUCE awaiting fsync is never overtaken), while synchronous
+ * handlers run without any promise overhead. Replies written within one tick are corked into one writev.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
@@ -15,6 +15,7 @@ import { Op, formatOp } from '../protocol/opcodes.js';
 import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from './core.js';
 import { type ConnectionHandle, type ConnectionState, HandlerError, type RequestContext } from './handler.js';
 import { type HandlerRegistry, isAllowedIn } from './handler-registry.js';
+import { ConnectionWatchdogs, formatSeconds } from './connection-watchdogs.js';
 import { HandshakeClock } from './handshake-clock.js';
 
 const HeartbeatRequest = emptyMessage(Op.HEARTBEAT_REQ, 'HEARTBEAT_REQ');
@@ -24,7 +25,6 @@ const EMPTY = Buffer.alloc(0);
 const MAX_QUEUED_REQUEST_BYTES = 8 * 1_048_576;
 /** How long a graceful close waits for the peer before destroying the socket. */
 const CLOSE_GRACE_MS = 2_000;
-const MISSED_HEARTBEATS = 3;
 
 export type CloseReason =
   | 'goodbye'
@@ -57,12 +57,7 @@ export class ServerConnection implements ConnectionHandle {
   private markIdle: (() => void) | undefined;
   private corked = false;
   private isClosed = false;
-  private lastFrameAt = Date.now();
-  private readTimer: NodeJS.Timeout | undefined;
-  private heartbeatTimer: NodeJS.Timeout | undefined;
-  private sendTimer: NodeJS.Timeout | undefined;
-  /** Whether the bytes queued when the send deadline was armed have since reached the kernel. */
-  private sendProgress = false;
+  private readonly watchdogs: ConnectionWatchdogs;
   private readonly handshake: HandshakeClock;
   private readonly closeListeners: Array<() => void | Promise<void>> = [];
   /** Replies still waiting on their work (fsync); later frames are written only after them, in request order. */
@@ -80,6 +75,19 @@ export class ServerConnection implements ConnectionHandle {
     this.remoteAddress = socket.remoteAddress ?? 'unknown';
     this.decoder = new FrameDecoder(broker.config.maxFrameSize);
     this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
+    this.watchdogs = new ConnectionWatchdogs(socket, broker.config, {
+      isClosed: () => this.isClosed,
+      isAuthenticated: () => this.state === 'authenticated',
+      isHandshakePaused: () => this.handshake.paused,
+      readDeadlineExceeded: (limitMs) =>
+        this.fail(ErrorCode.INTERNAL, `read deadline exceeded: no frame within ${formatSeconds(limitMs)}`, 'read-deadline'),
+      sendDeadlineExceeded: (pendingBytes, limitMs) => {
+        this.broker.logger.warn('closing a connection: send deadline exceeded', { remote: this.remoteAddress, pendingBytes, limit: formatSeconds(limitMs) });
+        this.teardown('send-deadline');
+      },
+      heartbeatTimedOut: (idleMs) => this.fail(ErrorCode.INTERNAL, `no activity for ${formatSeconds(idleMs)}`, 'heartbeat-timeout'),
+      sendHeartbeat: () => this.send(HeartbeatRequest, Buffer.from(randomUUID().replaceAll('-', ''), 'hex'), {}),
+    });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err) => {
@@ -93,7 +101,7 @@ export class ServerConnection implements ConnectionHandle {
     );
     this.session.set(SESSION_HANDSHAKE_CLOCK, this.handshake);
     this.session.set(SESSION_ORDERED_REPLIES, { after: this.after.bind(this) } satisfies OrderedReplies);
-    this.armReadDeadline();
+    this.watchdogs.armRead();
   }
 
   get closed(): boolean {
@@ -161,7 +169,7 @@ export class ServerConnection implements ConnectionHandle {
     this.currentState = next;
     if (next === 'authenticated' && !this.isClosed) {
       this.handshake.stop();
-      this.startHeartbeat();
+      this.watchdogs.startHeartbeat();
     }
   }
 
@@ -217,7 +225,7 @@ export class ServerConnection implements ConnectionHandle {
       process.nextTick(() => {
         this.corked = false;
         this.socket.uncork();
-        if (this.socket.writableLength > 0 && !this.sendTimer && !this.isClosed) this.armSendDeadline();
+        if (this.socket.writableLength > 0 && !this.watchdogs.sendArmed && !this.isClosed) this.watchdogs.armSend();
       });
     }
     this.socket.write(buf);
@@ -241,7 +249,7 @@ export class ServerConnection implements ConnectionHandle {
       return;
     }
     if (frames.length === 0) return;
-    this.lastFrameAt = Date.now();
+    this.watchdogs.lastFrameAt = Date.now();
     for (const frame of frames) {
       if (this.isClosed) return;
       if (this.busy) {
@@ -328,63 +336,8 @@ export class ServerConnection implements ConnectionHandle {
     this.endGracefully(reason);
   }
 
-  /** The read deadline: one lazily re-armed timer, so a frame costs a timestamp store, not a timer reset. */
-  private armReadDeadline(): void {
-    const limit = this.state === 'authenticated' ? this.broker.config.idleReadTimeoutMs : this.broker.config.preAuthReadTimeoutMs;
-    const due = this.lastFrameAt + limit - Date.now();
-    this.readTimer = setTimeout(() => {
-      this.readTimer = undefined;
-      if (this.isClosed) return;
-      const now = Date.now();
-      const current = this.state === 'authenticated' ? this.broker.config.idleReadTimeoutMs : this.broker.config.preAuthReadTimeoutMs;
-      if (now - this.lastFrameAt >= current && !this.handshake.paused) {
-        this.fail(ErrorCode.INTERNAL, `read deadline exceeded: no frame within ${formatSeconds(current)}`, 'read-deadline');
-      } else {
-        this.armReadDeadline();
-      }
-    }, Math.max(1, due));
-  }
-
-  /**
-   * wire.md §1 send deadline, checked per tick of writes rather than per frame: armed only when the kernel did not
-   * take everything at uncork. An empty write marks what was queued then; if that has not drained by the deadline
-   * the peer is not reading and the connection is dropped, otherwise the deadline moves on to what is left.
-   */
-  private armSendDeadline(): void {
-    this.sendProgress = false;
-    this.socket.write(EMPTY, () => (this.sendProgress = true));
-    this.sendTimer = setTimeout(() => {
-      this.sendTimer = undefined;
-      if (this.isClosed || this.socket.writableLength === 0) return;
-      if (this.sendProgress) {
-        this.armSendDeadline();
-        return;
-      }
-      const limit = formatSeconds(this.broker.config.sendTimeoutMs);
-      this.broker.logger.warn('closing a connection: send deadline exceeded', { remote: this.remoteAddress, pendingBytes: this.socket.writableLength, limit });
-      this.teardown('send-deadline');
-    }, this.broker.config.sendTimeoutMs);
-  }
-
-  private startHeartbeat(): void {
-    const interval = this.broker.config.heartbeatIntervalMs;
-    this.heartbeatTimer = setInterval(() => {
-      const idleMs = Date.now() - this.lastFrameAt;
-      if (idleMs > interval * MISSED_HEARTBEATS) {
-        this.fail(ErrorCode.INTERNAL, `no activity for ${formatSeconds(idleMs)}`, 'heartbeat-timeout');
-      } else if (idleMs >= interval / 2) {
-        this.send(HeartbeatRequest, Buffer.from(randomUUID().replaceAll('-', ''), 'hex'), {});
-      }
-    }, interval);
-  }
-
   private stopTimers(): void {
-    if (this.readTimer) clearTimeout(this.readTimer);
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
-    if (this.sendTimer) clearTimeout(this.sendTimer);
-    this.readTimer = undefined;
-    this.heartbeatTimer = undefined;
-    this.sendTimer = undefined;
+    this.watchdogs.stop();
     this.handshake.stop();
   }
 
@@ -429,8 +382,4 @@ export class ServerConnection implements ConnectionHandle {
       this.resolveClosed();
     })();
   }
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
