@@ -14,8 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StorageError } from '../errors.js';
 import { LENGTH_PREFIX_BYTES, readRecord } from './record.js';
-import { fsyncDirSync, writeFileAtomicSync } from './file-io.js';
-import type { Segment } from './segment.js';
+import { fsyncDirSync, parseSegmentName, writeFileAtomicSync } from './file-io.js';
+import { Segment } from './segment.js';
 
 export const CHECKPOINT_FILE = 'recovery-checkpoint';
 export const CLEAN_SHUTDOWN_FILE = '.clean-shutdown';
@@ -139,4 +139,53 @@ export function consumeCleanShutdownMarker(dir: string): boolean {
 
 export function writeCleanShutdownMarker(dir: string): void {
   writeFileAtomicSync(path.join(dir, CLEAN_SHUTDOWN_FILE), '1');
+}
+
+/**
+ * Opens the partition at `dir` (made first when `create`; otherwise a missing directory is a StorageError): its
+ * segments in base order, recovered as above and checked not to overlap, or one empty segment at 0 in a new
+ * directory. On failure the segments opened so far are closed and the error is a StorageError.
+ */
+export function loadSegments(dir: string, create: boolean, now: () => number): { segments: Segment[]; recovery: RecoveryReport } {
+  ensureDir(dir, create);
+  const segments: Segment[] = [];
+  try {
+    const clean = consumeCleanShutdownMarker(dir);
+    const checkpoint = readCheckpoint(dir);
+    const bases: number[] = [];
+    for (const name of fs.readdirSync(dir)) {
+      const base = parseSegmentName(name, '.log');
+      if (base !== undefined) bases.push(base);
+    }
+    bases.sort((a, b) => a - b);
+    for (const base of bases) segments.push(Segment.open(dir, base, now()));
+    const recovery = recoverSegments(segments, clean, checkpoint);
+    for (let i = 0; i + 1 < segments.length; i++) {
+      if (segments[i]!.end > segments[i + 1]!.base) {
+        throw new StorageError(`${segments[i]!.logFile} ends at ${segments[i]!.end}, past the next segment's base ${segments[i + 1]!.base}`);
+      }
+    }
+    if (segments.length === 0) {
+      segments.push(Segment.create(dir, 0, now()));
+      fsyncDirSync(dir);
+    }
+    return { segments, recovery };
+  } catch (err) {
+    for (const seg of segments) void seg.close();
+    if (err instanceof StorageError) throw err;
+    throw new StorageError(`cannot open the segmented log at ${dir}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function ensureDir(dir: string, create: boolean): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new StorageError(`cannot stat ${dir}`, { cause: err });
+    if (!create) throw new StorageError(`partition directory ${dir} does not exist`, { cause: err });
+    fs.mkdirSync(dir, { recursive: true });
+    return;
+  }
+  if (!st.isDirectory()) throw new StorageError(`${dir} is not a directory`);
 }

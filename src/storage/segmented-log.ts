@@ -18,20 +18,12 @@
  * records and return their offsets with a StorageError for the rest, exactly like a write failing part-way. The
  * `faults` object is read on every call, so a test may set or clear it on an open log.
  */
-import fs from 'node:fs';
 import { StorageError } from '../errors.js';
-import { fsyncDirSync, parseSegmentName } from './file-io.js';
+import { fsyncDirSync } from './file-io.js';
 import { GroupCommitter, type GroupCommitterOptions } from './group-committer.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
 import { recordSize, writeRecord } from './record.js';
-import {
-  type RecoveryReport,
-  consumeCleanShutdownMarker,
-  readCheckpoint,
-  recoverSegments,
-  writeCheckpoint,
-  writeCleanShutdownMarker,
-} from './recovery.js';
+import { type RecoveryReport, loadSegments, writeCheckpoint, writeCleanShutdownMarker } from './recovery.js';
 import { type RetentionResult, expiredSegmentCount } from './retention.js';
 import { Segment } from './segment.js';
 import { readRecords, scanForTimestamp } from './segment-reader.js';
@@ -98,36 +90,8 @@ export class SegmentedLog implements PartitionLog {
   static openSync(dir: string, options: SegmentedLogOptions = {}): SegmentedLog {
     const now = options.now ?? Date.now;
     checkMaxSegmentSize(options.maxSegmentSize ?? DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE);
-    ensureDir(dir, options.create ?? false);
-    const segments: Segment[] = [];
-    try {
-      const clean = consumeCleanShutdownMarker(dir);
-      const checkpoint = readCheckpoint(dir);
-      const bases: number[] = [];
-      for (const name of fs.readdirSync(dir)) {
-        const base = parseSegmentName(name, '.log');
-        if (base !== undefined) bases.push(base);
-      }
-      bases.sort((a, b) => a - b);
-      for (const base of bases) segments.push(Segment.open(dir, base, now()));
-      const recovery = recoverSegments(segments, clean, checkpoint);
-      for (let i = 0; i + 1 < segments.length; i++) {
-        if (segments[i]!.end > segments[i + 1]!.base) {
-          throw new StorageError(
-            `${segments[i]!.logFile} ends at ${segments[i]!.end}, past the next segment's base ${segments[i + 1]!.base}`,
-          );
-        }
-      }
-      if (segments.length === 0) {
-        segments.push(Segment.create(dir, 0, now()));
-        fsyncDirSync(dir);
-      }
-      return new SegmentedLog(dir, segments, recovery, options, now);
-    } catch (err) {
-      for (const seg of segments) void seg.close();
-      if (err instanceof StorageError) throw err;
-      throw new StorageError(`cannot open the segmented log at ${dir}: ${(err as Error).message}`, { cause: err });
-    }
+    const { segments, recovery } = loadSegments(dir, options.create ?? false, now);
+    return new SegmentedLog(dir, segments, recovery, options, now);
   }
 
   get logStartOffset(): bigint {
@@ -387,19 +351,6 @@ function checkMaxSegmentSize(bytes: number): number {
     throw new StorageError(`max_segment_size ${bytes} must be an integer in 1..${MAX_SEGMENT_SIZE_LIMIT}`);
   }
   return bytes;
-}
-
-function ensureDir(dir: string, create: boolean): void {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new StorageError(`cannot stat ${dir}`, { cause: err });
-    if (!create) throw new StorageError(`partition directory ${dir} does not exist`, { cause: err });
-    fs.mkdirSync(dir, { recursive: true });
-    return;
-  }
-  if (!st.isDirectory()) throw new StorageError(`${dir} is not a directory`);
 }
 
 function asStorageError(err: unknown, what: string): Error {
