@@ -51,7 +51,9 @@ export interface BrokerScope {
   /** Closes every client opened so far, stops the broker and starts a new one on the same dir. */
   restart(options?: Partial<BrokerStartOptions>): Promise<Broker>;
   /** A raw client to the current broker that completed HELLO and AUTH; closed after the test. */
-  raw(): Promise<RawClient>;
+  raw(username?: string, password?: string): Promise<RawClient>;
+  /** A raw client to the current broker that has sent nothing yet; closed after the test. */
+  rawConnection(): Promise<RawClient>;
   /** A crater Client to the current broker; closed after the test. */
   client(options?: Partial<ConnectOptions>): Promise<Client>;
   /** Closes `closable` after the test (in reverse order of tracking), before the broker stops. */
@@ -108,8 +110,11 @@ export function useTempBroker(defaults: Partial<BrokerStartOptions> = {}): Broke
       await broker?.stop();
       return scope.start(options);
     },
-    async raw() {
-      return scope.track(await RawClient.authenticated(scope.broker.address.port));
+    async raw(username, password) {
+      return scope.track(await RawClient.authenticated(scope.broker.address.port, username, password));
+    },
+    async rawConnection() {
+      return scope.track(await RawClient.connect(scope.broker.address.port));
     },
     async client(options = {}) {
       return scope.track(await connect({ broker: `127.0.0.1:${scope.broker.address.port}`, ...options }));

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { AlterTopicConfigRequest } from '../../src/protocol/messages/alter-topic-config.js';
 import { OkReply } from '../../src/protocol/messages/control.js';
@@ -10,27 +10,19 @@ import { ListOffsetsRequest, OffsetsReply } from '../../src/protocol/messages/li
 import { ListTopicsRequest, TopicListReply } from '../../src/protocol/messages/list-topics.js';
 import { ProduceRequest } from '../../src/protocol/messages/produce.js';
 import { Op } from '../../src/protocol/opcodes.js';
+import type { BrokerStartOptions } from '../../src/broker/broker.js';
 import { resolveConfig } from '../../src/broker/config.js';
 import { storageLogFactory } from '../../src/broker/storage-log-factory.js';
 import type { PartitionLog } from '../../src/storage/partition-log.js';
-import { RawClient } from '../helpers/raw-client.js';
-import { type TempBroker, startTempBroker } from '../helpers/temp-broker.js';
+import type { RawClient } from '../helpers/raw-client.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let env: TempBroker | undefined;
-let client: RawClient | undefined;
+const env = useTempBroker();
 
-async function setup(options = {}): Promise<RawClient> {
-  env = await startTempBroker(options);
-  client = await RawClient.authenticated(env.port);
-  return client;
+async function setup(options: Partial<BrokerStartOptions> = {}): Promise<RawClient> {
+  await env.start(options);
+  return env.raw();
 }
-
-afterEach(async () => {
-  await client?.close();
-  await env?.cleanup();
-  env = undefined;
-  client = undefined;
-});
 
 describe('topic administration', () => {
   it('creates topics, lists them sorted with __* hidden, and refuses bad names, ranges and duplicates', async () => {
@@ -38,7 +30,7 @@ describe('topic administration', () => {
     for (const name of ['zeta', 'alpha', 'm.i_d-1']) {
       expect((await c.request(CreateTopicRequest, { name, numPartitions: 2 })).op).toBe(OkReply.op);
     }
-    await env!.broker.internalLog('__consumer_offsets', 1);
+    await env.broker.internalLog('__consumer_offsets', 1);
     const list = c.decode(TopicListReply, await c.request(ListTopicsRequest, {}));
     expect(list.topics).toEqual(['alpha', 'm.i_d-1', 'zeta']);
 
@@ -61,7 +53,7 @@ describe('topic administration', () => {
     expect(d.partitionCount).toBe(4);
     expect(c.error(await c.request(CreatePartitionsRequest, { name: 'orders', newTotal: 4 }))?.code).toBe(ErrorCode.INVALID_PARTITIONS);
     expect(c.error(await c.request(CreatePartitionsRequest, { name: 'orders', newTotal: 1025 }))?.code).toBe(ErrorCode.INVALID_PARTITIONS);
-    await env!.broker.internalLog('__consumer_offsets', 1);
+    await env.broker.internalLog('__consumer_offsets', 1);
     expect(c.error(await c.request(CreatePartitionsRequest, { name: '__consumer_offsets', newTotal: 20 }))?.code).toBe(
       ErrorCode.TOPIC_FORBIDDEN,
     );
@@ -89,7 +81,7 @@ describe('topic administration', () => {
     ] as const) {
       expect(c.error(await alter(key, value))?.code).toBe(ErrorCode.INVALID_CONFIG);
     }
-    await env!.broker.internalLog('__consumer_offsets', 1);
+    await env.broker.internalLog('__consumer_offsets', 1);
     const internal = await c.request(AlterTopicConfigRequest, { name: '__consumer_offsets', entries: [{ key: 'retention', value: '1' }] });
     expect(c.error(internal)?.code).toBe(ErrorCode.TOPIC_FORBIDDEN);
     const missing = await c.request(DescribeTopicRequest, { name: 'ghost' });
@@ -100,9 +92,9 @@ describe('topic administration', () => {
     const c = await setup({ topics: [{ name: 'gone', partitions: 1 }] });
     expect((await c.request(DeleteTopicRequest, { name: 'gone' })).op).toBe(Op.OK);
     const fs = await import('node:fs');
-    expect(fs.existsSync(`${env!.dataDir}/gone`)).toBe(false);
+    expect(fs.existsSync(`${env.dataDir}/gone`)).toBe(false);
     expect(c.error(await c.request(DeleteTopicRequest, { name: 'gone' }))?.code).toBe(ErrorCode.TOPIC_MISSING);
-    await env!.broker.internalLog('__consumer_offsets', 1);
+    await env.broker.internalLog('__consumer_offsets', 1);
     expect(c.error(await c.request(DeleteTopicRequest, { name: '__consumer_offsets' }))?.code).toBe(ErrorCode.TOPIC_FORBIDDEN);
   });
 
@@ -115,7 +107,7 @@ describe('topic administration', () => {
     };
     const base = storageLogFactory(resolveConfig({ dataDir: '' }));
     const c = await setup({ logFactory: { ...base, open: async () => noDisk } });
-    for (let i = 0; i < 1024; i++) await env!.broker.topics.createTopic(`t${i}`, 1);
+    for (let i = 0; i < 1024; i++) await env.broker.topics.createTopic(`t${i}`, 1);
     expect(c.error(await c.request(CreateTopicRequest, { name: 'one-more', numPartitions: 1 }))?.code).toBe(ErrorCode.RATE_LIMITED);
     expect(c.decode(TopicListReply, await c.request(ListTopicsRequest, {})).topics).toHaveLength(1024);
   });

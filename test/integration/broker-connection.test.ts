@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Broker } from '../../src/broker/broker.js';
 import { hashPassword, verifyPassword } from '../../src/broker/auth.js';
 import { LOCK_FILE } from '../../src/broker/data-dir-lock.js';
@@ -10,30 +10,14 @@ import { HeartbeatReply } from '../../src/protocol/messages/control.js';
 import { HelloRequest } from '../../src/protocol/messages/hello.js';
 import { ListTopicsRequest } from '../../src/protocol/messages/list-topics.js';
 import { Op } from '../../src/protocol/opcodes.js';
-import { RawClient } from '../helpers/raw-client.js';
-import { type TempBroker, startTempBroker, tempDataDir } from '../helpers/temp-broker.js';
+import { tempDataDir, useTempBroker } from '../helpers/temp-broker.js';
 
-let env: TempBroker | undefined;
-const clients: RawClient[] = [];
-const dirs: string[] = [];
-
-async function connect(port = env!.port): Promise<RawClient> {
-  const c = await RawClient.connect(port);
-  clients.push(c);
-  return c;
-}
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await env?.cleanup();
-  env = undefined;
-  await Promise.all(dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
-});
+const env = useTempBroker();
 
 describe('watchdogs and heartbeats', () => {
   it('a silent client is closed by the handshake watchdog with ERR 8', async () => {
-    env = await startTempBroker({ handshakeTimeoutMs: 100, preAuthReadTimeoutMs: 10_000 });
-    const c = await connect();
+    await env.start({ handshakeTimeoutMs: 100, preAuthReadTimeoutMs: 10_000 });
+    const c = await env.rawConnection();
     const err = await c.waitFor((f) => f.op === Op.ERROR);
     expect(c.error(err)).toEqual({ code: ErrorCode.BAD_PROTOCOL, message: 'handshake not completed within 100ms' });
     expect(err.correl.equals(Buffer.alloc(16))).toBe(true);
@@ -41,8 +25,8 @@ describe('watchdogs and heartbeats', () => {
   });
 
   it('the pre-auth read deadline closes with ERR 7 "deadline"', async () => {
-    env = await startTempBroker({ handshakeTimeoutMs: 10_000, preAuthReadTimeoutMs: 100 });
-    const c = await connect();
+    await env.start({ handshakeTimeoutMs: 10_000, preAuthReadTimeoutMs: 100 });
+    const c = await env.rawConnection();
     await c.request(HelloRequest, { version: 1 });
     const err = await c.waitFor((f) => f.op === Op.ERROR);
     expect(c.error(err)?.code).toBe(ErrorCode.INTERNAL);
@@ -51,11 +35,9 @@ describe('watchdogs and heartbeats', () => {
   });
 
   it('an idle authenticated client gets HEARTBEAT_REQ; answering keeps it open, silence closes it', async () => {
-    env = await startTempBroker({ heartbeatIntervalMs: 60, idleReadTimeoutMs: 400 });
-    const c = await RawClient.authenticated(env.port);
-    clients.push(c);
-    const silent = await RawClient.authenticated(env.port);
-    clients.push(silent);
+    await env.start({ heartbeatIntervalMs: 60, idleReadTimeoutMs: 400 });
+    const c = await env.raw();
+    const silent = await env.raw();
     for (let i = 0; i < 4; i++) {
       const hb = await c.waitFor((f) => f.op === Op.HEARTBEAT_REQ);
       expect(hb.correl.equals(Buffer.alloc(16))).toBe(false);
@@ -74,11 +56,10 @@ describe('authentication', () => {
     const passwordHash = await hashPassword('secret', 1000);
     expect(await verifyPassword('secret', passwordHash)).toBe(true);
     expect(await verifyPassword('Secret', passwordHash)).toBe(false);
-    env = await startTempBroker({ auth: { username: 'admin', passwordHash }, authMaxFailures: 2, authLockoutMs: 60_000 });
-    const good = await RawClient.authenticated(env.port, 'admin', 'secret');
-    clients.push(good);
+    await env.start({ auth: { username: 'admin', passwordHash }, authMaxFailures: 2, authLockoutMs: 60_000 });
+    await env.raw('admin', 'secret');
     for (const [user, pass] of [['admin', 'wrong'], ['root', 'secret']]) {
-      const c = await connect();
+      const c = await env.rawConnection();
       await c.request(HelloRequest, { version: 1 });
       c.send(AuthRequest, { username: user!, password: pass! });
       const err = await c.waitFor((f) => f.op === Op.ERROR);
@@ -86,7 +67,7 @@ describe('authentication', () => {
       expect(err.correl.equals(Buffer.alloc(16))).toBe(true);
       await c.waitClosed();
     }
-    const locked = await connect();
+    const locked = await env.rawConnection();
     await locked.request(HelloRequest, { version: 1 });
     locked.send(AuthRequest, { username: 'admin', password: 'secret' });
     const err = await locked.waitFor((f) => f.op === Op.ERROR);
@@ -98,9 +79,8 @@ describe('authentication', () => {
 
 describe('send budget', () => {
   it('a client that never reads is closed once its pending send bytes pass the cap', async () => {
-    env = await startTempBroker({ maxPendingSendBytes: 64 * 1024, topics: [{ name: 'x', partitions: 1 }] });
-    const c = await RawClient.authenticated(env.port);
-    clients.push(c);
+    await env.start({ maxPendingSendBytes: 64 * 1024, topics: [{ name: 'x', partitions: 1 }] });
+    const c = await env.raw();
     c.socket.pause();
     const name = Buffer.from('x');
     const req = Buffer.alloc(21 + 4 + name.length);
@@ -124,17 +104,20 @@ describe('send budget', () => {
 
 describe('data directory lock', () => {
   it('a second broker on the same dir fails at once; a stale lock from a dead pid is taken over', async () => {
-    env = await startTempBroker();
+    await env.start();
     const lock = await fs.readFile(path.join(env.dataDir, LOCK_FILE), 'utf8');
     expect(lock.trim()).toBe(String(process.pid));
     await expect(Broker.start({ dataDir: env.dataDir })).rejects.toThrow(/in use by another broker/);
 
     const dir = await tempDataDir();
-    dirs.push(dir);
-    await fs.writeFile(path.join(dir, LOCK_FILE), '2147483646\n');
-    const b = await Broker.start({ dataDir: dir });
-    expect((await fs.readFile(path.join(dir, LOCK_FILE), 'utf8')).trim()).toBe(String(process.pid));
-    await b.stop();
-    await expect(fs.access(path.join(dir, LOCK_FILE))).rejects.toThrow();
+    try {
+      await fs.writeFile(path.join(dir, LOCK_FILE), '2147483646\n');
+      const b = await Broker.start({ dataDir: dir });
+      expect((await fs.readFile(path.join(dir, LOCK_FILE), 'utf8')).trim()).toBe(String(process.pid));
+      await b.stop();
+      await expect(fs.access(path.join(dir, LOCK_FILE))).rejects.toThrow();
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });

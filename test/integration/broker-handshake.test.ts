@@ -1,32 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { AuthRequest } from '../../src/protocol/messages/auth.js';
 import { HeartbeatRequest } from '../../src/protocol/messages/control.js';
 import { HelloRequest, WelcomeReply } from '../../src/protocol/messages/hello.js';
 import { IdentifyAckReply, IdentifyClientRequest } from '../../src/protocol/messages/identify.js';
 import { Op } from '../../src/protocol/opcodes.js';
-import { RawClient } from '../helpers/raw-client.js';
-import { type TempBroker, startTempBroker } from '../helpers/temp-broker.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
 
-let env: TempBroker | undefined;
-const clients: RawClient[] = [];
-
-async function connect(): Promise<RawClient> {
-  const c = await RawClient.connect(env!.port);
-  clients.push(c);
-  return c;
-}
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await env?.cleanup();
-  env = undefined;
-});
+const env = useTempBroker();
 
 describe('broker handshake and state machine', () => {
   it('HELLO, IDENTIFY_CLIENT and AUTH in open mode reach the authenticated state', async () => {
-    env = await startTempBroker();
-    const c = await connect();
+    await env.start();
+    const c = await env.rawConnection();
     const welcome = await c.request(HelloRequest, { version: 1 });
     expect(c.decode(WelcomeReply, welcome)).toEqual({ version: 1 });
     const ident = await c.request(IdentifyClientRequest, { name: 'test', version: '1' });
@@ -39,8 +25,8 @@ describe('broker handshake and state machine', () => {
   });
 
   it('HELLO with version 2 closes with ERR 8 and the zero correl', async () => {
-    env = await startTempBroker();
-    const c = await connect();
+    await env.start();
+    const c = await env.rawConnection();
     c.send(HelloRequest, { version: 2 });
     const err = await c.waitFor((f) => f.op === Op.ERROR);
     expect(err.correl.equals(Buffer.alloc(16))).toBe(true);
@@ -49,8 +35,8 @@ describe('broker handshake and state machine', () => {
   });
 
   it('HELLO shorter than 4 bytes closes with ERR 1', async () => {
-    env = await startTempBroker();
-    const c = await connect();
+    await env.start();
+    const c = await env.rawConnection();
     c.sendFrame(Op.HELLO, Buffer.from([0, 1]));
     const err = await c.waitFor((f) => f.op === Op.ERROR);
     expect(c.error(err)?.code).toBe(ErrorCode.BAD_FRAME);
@@ -58,8 +44,8 @@ describe('broker handshake and state machine', () => {
   });
 
   it('a data op before HELLO or AUTH is ERR 1 with the request correl and the connection stays open', async () => {
-    env = await startTempBroker();
-    const c = await connect();
+    await env.start();
+    const c = await env.rawConnection();
     const early = await c.requestFrame(Op.LIST_TOPICS);
     expect(c.error(early)).toEqual({ code: ErrorCode.BAD_FRAME, message: 'op 0x08 not allowed in state new' });
     await c.request(HelloRequest, { version: 1 });
@@ -74,9 +60,8 @@ describe('broker handshake and state machine', () => {
   });
 
   it('an unknown op (and retired PING) is ERR 2 "op 0xNN" and the connection stays open', async () => {
-    env = await startTempBroker();
-    const c = await RawClient.authenticated(env.port);
-    clients.push(c);
+    await env.start();
+    const c = await env.raw();
     expect(c.error(await c.requestFrame(0x09))).toEqual({ code: ErrorCode.UNKNOWN_OP, message: 'op 0x09' });
     expect(c.error(await c.requestFrame(0x7f))).toEqual({ code: ErrorCode.UNKNOWN_OP, message: 'op 0x7f' });
     expect(c.error(await c.requestFrame(0x86))).toEqual({ code: ErrorCode.UNKNOWN_OP, message: 'op 0x86' });
@@ -84,8 +69,8 @@ describe('broker handshake and state machine', () => {
   });
 
   it('HEARTBEAT_REQ is answered with the same correl in every state; GOODBYE closes without a reply', async () => {
-    env = await startTempBroker();
-    const c = await connect();
+    await env.start();
+    const c = await env.rawConnection();
     const hb = await c.request(HeartbeatRequest, {});
     expect(hb.op).toBe(Op.HEARTBEAT_RESP);
     c.sendFrame(Op.GOODBYE);
@@ -94,8 +79,8 @@ describe('broker handshake and state machine', () => {
   });
 
   it('a frame over the max size closes with ERR 9, zero correl; nothing of it is buffered', async () => {
-    env = await startTempBroker({ maxFrameSize: 1024 });
-    const c = await connect();
+    await env.start({ maxFrameSize: 1024 });
+    const c = await env.rawConnection();
     const head = Buffer.alloc(4);
     head.writeUInt32BE(1025);
     c.writeRaw(head);
@@ -106,8 +91,8 @@ describe('broker handshake and state machine', () => {
   });
 
   it('a frame shorter than the header closes with ERR 1 "frame shorter than header"', async () => {
-    env = await startTempBroker();
-    const c = await connect();
+    await env.start();
+    const c = await env.rawConnection();
     c.writeRaw(Buffer.from([0, 0, 0, 5, 1, 2, 3, 4, 5]));
     const err = await c.waitFor((f) => f.op === Op.ERROR);
     expect(c.error(err)).toEqual({ code: ErrorCode.BAD_FRAME, message: 'frame shorter than header' });
