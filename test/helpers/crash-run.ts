@@ -88,6 +88,18 @@ export function storedRecords(dir: string, topic = 'orders'): Map<string, Stored
   return stored;
 }
 
+/** Expects a batch's send to have landed whole, and notes where each record (named by `valueOf(i)`) was acked. */
+export function noteAcks(
+  acked: Map<string, StoredAt>,
+  result: { acks: readonly StoredAt[]; error?: Error | undefined },
+  count: number,
+  valueOf: (i: number) => string,
+): void {
+  expect(result.error).toBeUndefined();
+  expect(result.acks).toHaveLength(count);
+  result.acks.forEach((ack, i) => acked.set(valueOf(i), ack));
+}
+
 /** Exactly once: `count` records acked, none stored twice or missing, each where its ack says, nothing else stored. */
 export function expectExactlyOnce(stored: ReadonlyMap<string, StoredAt[]>, acked: ReadonlyMap<string, StoredAt>, count: number): void {
   const duplicated = [...stored].filter(([, where]) => where.length > 1).map(([v]) => v);

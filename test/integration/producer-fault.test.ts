@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { killChildBroker } from '../helpers/child-broker.js';
-import { expectExactlyOnce, type StoredAt, storedRecords, useCrashRun } from '../helpers/crash-run.js';
+import { expectExactlyOnce, noteAcks, type StoredAt, storedRecords, useCrashRun } from '../helpers/crash-run.js';
 
 const BATCHES = 36;
 const PER_BATCH = 25;
@@ -43,10 +43,7 @@ describe('SIGKILL during durable idempotent batch traffic', () => {
           kills++;
           await startChild();
         }
-        const { acks, error } = await sending;
-        expect(error).toBeUndefined();
-        expect(acks).toHaveLength(PER_BATCH);
-        acks.forEach((ack, i) => acked.set(valueOf(b, i), ack));
+        noteAcks(acked, await sending, PER_BATCH, (i) => valueOf(b, i));
       }
       expect(sink.producerIdentity?.epoch).toBe(0);
     } finally {
