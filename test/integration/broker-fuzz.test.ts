@@ -14,6 +14,7 @@ import { ProduceBatchRequest } from '../../src/protocol/messages/produce-batch.j
 import { ProduceRequest } from '../../src/protocol/messages/produce.js';
 import { Op } from '../../src/protocol/opcodes.js';
 import { inspectPaths } from '../../src/storage/inspect/inspect.js';
+import { prng } from '../helpers/prng.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { type TempBroker, startTempBroker } from '../helpers/temp-broker.js';
 
@@ -23,18 +24,6 @@ afterEach(async () => {
   await env?.cleanup();
   env = undefined;
 });
-
-/** mulberry32: small, seedable, good enough to pick mutations. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const correl = Buffer.alloc(16, 7);
 const templates = [
@@ -70,7 +59,7 @@ function mutate(frame: Buffer, next: () => number): Buffer {
 describe('broker fuzz', () => {
   it('survives 5,000 mutated frames and answers a fresh client afterwards', async () => {
     env = await startTempBroker({ topics: [{ name: 'fuzz', partitions: 3 }], acks: 'none' });
-    const next = rng(0xc0ffee);
+    const next = prng(0xc0ffee);
     let sent = 0;
     for (let conn = 0; conn < 50; conn++) {
       const c = await RawClient.connect(env.port);

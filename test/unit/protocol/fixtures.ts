@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DecodeError } from '../../../src/errors.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../fixtures');
 
@@ -22,14 +23,15 @@ export function hex(s: string): Buffer {
 
 export const SEQ_CORREL = Buffer.from(Array.from({ length: 16 }, (_, i) => i + 1));
 
-/** A small deterministic PRNG (mulberry32) so random split points are reproducible. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+export { prng } from '../../helpers/prng.js';
+
+/** Runs `fn` and returns the DecodeError it throws; anything else (or nothing) fails the test. */
+export function expectDecodeError(fn: () => unknown): DecodeError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof DecodeError) return err;
+    throw err;
+  }
+  throw new Error('expected a DecodeError');
 }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { DecodeError } from '../../../src/errors.js';
 import { ErrorCode } from '../../../src/protocol/error-codes.js';
 import { decodePayload, encodePayload } from '../../../src/protocol/message.js';
 import { FetchRequest, RecordBatchReply, RecordBatchWithHeadersReply } from '../../../src/protocol/messages/fetch.js';
@@ -19,16 +18,8 @@ import {
   requestCodecFor,
 } from '../../../src/protocol/registry.js';
 import { Writer } from '../../../src/protocol/writer.js';
+import { expectDecodeError } from './fixtures.js';
 
-function decodeError(fn: () => unknown): DecodeError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof DecodeError) return err;
-    throw err;
-  }
-  throw new Error('expected a DecodeError');
-}
 
 const k = Buffer.from('k');
 
@@ -43,21 +34,21 @@ describe('malformed payloads fail with a DecodeError naming the field (the broke
   it('a key length past the end of the payload', () => {
     const bytes = encodePayload(ProduceRequest, { codec: 0, topic: 'orders', key: k, value: k });
     bytes.writeUInt32BE(1000, 1 + 4 + 6);
-    const e = decodeError(() => decodePayload(ProduceRequest, bytes));
+    const e = expectDecodeError(() => decodePayload(ProduceRequest, bytes));
     expect(e.field).toBe('key');
     expect(e.offset).toBe(11);
   });
 
   it('a 250-byte topic is over the 249 cap, though every byte is present', () => {
     const bytes = encodePayload(ProduceRequest, { codec: 0, topic: 't'.repeat(250), key: k, value: k });
-    expect(decodeError(() => decodePayload(ProduceRequest, bytes)).field).toBe('topic');
+    expect(expectDecodeError(() => decodePayload(ProduceRequest, bytes)).field).toBe('topic');
     const ok = encodePayload(ProduceRequest, { codec: 0, topic: 't'.repeat(249), key: k, value: k });
     expect(decodePayload(ProduceRequest, ok).topic).toHaveLength(249);
   });
 
   it('a value over 65,536 bytes is refused; exactly 65,536 is accepted as a view of the payload', () => {
     const big = encodePayload(ProduceRequest, { codec: 0, topic: 'o', key: k, value: Buffer.alloc(65_537) });
-    expect(decodeError(() => decodePayload(ProduceRequest, big)).field).toBe('value');
+    expect(expectDecodeError(() => decodePayload(ProduceRequest, big)).field).toBe('value');
     const max = encodePayload(ProduceRequest, { codec: 0, topic: 'o', key: k, value: Buffer.alloc(65_536, 1) });
     const decoded = decodePayload(ProduceRequest, max);
     expect(decoded.value.length).toBe(65_536);
@@ -66,47 +57,47 @@ describe('malformed payloads fail with a DecodeError naming the field (the broke
 
   it('IDENTIFY_CLIENT name over 128 bytes', () => {
     const bytes = encodePayload(IdentifyClientRequest, { name: 'n'.repeat(129), version: '1' });
-    expect(decodeError(() => decodePayload(IdentifyClientRequest, bytes)).field).toBe('name');
+    expect(expectDecodeError(() => decodePayload(IdentifyClientRequest, bytes)).field).toBe('name');
   });
 
   it('PRODUCE_BATCH count 0, count 10,001, and a count larger than the payload could hold', () => {
-    expect(decodeError(() => decodePayload(ProduceBatchRequest, batchPayload(0, 0))).message).toMatch(/at least 1/);
-    expect(decodeError(() => decodePayload(ProduceBatchRequest, batchPayload(10_001, 10_001))).message).toMatch(
+    expect(expectDecodeError(() => decodePayload(ProduceBatchRequest, batchPayload(0, 0))).message).toMatch(/at least 1/);
+    expect(expectDecodeError(() => decodePayload(ProduceBatchRequest, batchPayload(10_001, 10_001))).message).toMatch(
       /exceeds the limit of 10000/,
     );
     expect(decodePayload(ProduceBatchRequest, batchPayload(10_000, 10_000)).records).toHaveLength(10_000);
-    const huge = decodeError(() => decodePayload(ProduceBatchRequest, batchPayload(5_000, 2)));
+    const huge = expectDecodeError(() => decodePayload(ProduceBatchRequest, batchPayload(5_000, 2)));
     expect(huge.field).toBe('count');
     expect(huge.message).toMatch(/cannot fit/);
   });
 
   it('PRODUCE_BATCH names the failing entry: records[1].value', () => {
     const w = new Writer().u8(0).u8(0).str('orders').u32(2).str('a').str('b').str('c').u32(99);
-    const e = decodeError(() => decodePayload(ProduceBatchRequest, Buffer.from(w.finish())));
+    const e = expectDecodeError(() => decodePayload(ProduceBatchRequest, Buffer.from(w.finish())));
     expect(e.field).toBe('records[1].value');
   });
 
   it('JOIN_GROUP with topic_count 0 or 257', () => {
     const zero = new Writer().str('g').str('').u32(0).finish();
-    expect(decodeError(() => decodePayload(JoinGroupRequest, Buffer.from(zero))).field).toBe('topic_count');
+    expect(expectDecodeError(() => decodePayload(JoinGroupRequest, Buffer.from(zero))).field).toBe('topic_count');
     const many = new Writer().str('g').str('').u32(257);
     for (let i = 0; i < 257; i++) many.str('t');
-    const tooMany = decodeError(() => decodePayload(JoinGroupRequest, Buffer.from(many.finish())));
+    const tooMany = expectDecodeError(() => decodePayload(JoinGroupRequest, Buffer.from(many.finish())));
     expect(tooMany.message).toMatch(/limit of 256/);
   });
 
   it('LIST_OFFSETS mode 2, and mode 1 without its timestamp', () => {
     const bad = new Writer().str('orders').u8(2).finish();
-    expect(decodeError(() => decodePayload(ListOffsetsRequest, Buffer.from(bad))).field).toBe('mode');
+    expect(expectDecodeError(() => decodePayload(ListOffsetsRequest, Buffer.from(bad))).field).toBe('mode');
     const short = new Writer().str('orders').u8(1).finish();
-    expect(decodeError(() => decodePayload(ListOffsetsRequest, Buffer.from(short))).field).toBe('timestamp_ms');
+    expect(expectDecodeError(() => decodePayload(ListOffsetsRequest, Buffer.from(short))).field).toBe('timestamp_ms');
   });
 
   it('OFFSETS with 0 partitions, or more than 1024, is refused', () => {
-    expect(decodeError(() => decodePayload(OffsetsReply, Buffer.from([0, 0, 0, 0]))).field).toBe('n');
+    expect(expectDecodeError(() => decodePayload(OffsetsReply, Buffer.from([0, 0, 0, 0]))).field).toBe('n');
     const many = Buffer.alloc(4 + 1025 * 37);
     many.writeUInt32BE(1025, 0);
-    expect(decodeError(() => decodePayload(OffsetsReply, many)).message).toMatch(/limit of 1024/);
+    expect(expectDecodeError(() => decodePayload(OffsetsReply, many)).message).toMatch(/limit of 1024/);
   });
 });
 

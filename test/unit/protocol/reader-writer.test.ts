@@ -2,16 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DecodeError } from '../../../src/errors.js';
 import { Reader } from '../../../src/protocol/reader.js';
 import { Writer } from '../../../src/protocol/writer.js';
+import { expectDecodeError } from './fixtures.js';
 
-function catchDecode(fn: () => unknown): DecodeError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof DecodeError) return err;
-    throw err;
-  }
-  throw new Error('expected a DecodeError');
-}
 
 describe('Writer and Reader', () => {
   it('round-trips every integer width big-endian, u64 as bigint beyond 2^53', () => {
@@ -45,14 +37,14 @@ describe('Writer and Reader', () => {
   it('names the field and offset when a read runs past the end', () => {
     const r = new Reader(Buffer.from([0, 0, 0, 1, 9]));
     r.u32('first');
-    const e = catchDecode(() => r.u32('second'));
+    const e = expectDecodeError(() => r.u32('second'));
     expect(e.field).toBe('second');
     expect(e.offset).toBe(4);
     expect(r.u8('third')).toBe(9);
   });
 
   it('refuses a string whose length runs past the end, before slicing anything', () => {
-    const e = catchDecode(() => new Reader(Buffer.from([0, 0, 0, 9, 1, 2])).str('topic'));
+    const e = expectDecodeError(() => new Reader(Buffer.from([0, 0, 0, 9, 1, 2])).str('topic'));
     expect(e.field).toBe('topic');
     expect(e.offset).toBe(0);
     expect(e.message).toMatch(/runs past the end/);
@@ -60,23 +52,23 @@ describe('Writer and Reader', () => {
 
   it('refuses a string over its cap even when the bytes are present', () => {
     const w = new Writer().str('x'.repeat(250));
-    const e = catchDecode(() => new Reader(w.finish()).str('topic', 249));
+    const e = expectDecodeError(() => new Reader(w.finish()).str('topic', 249));
     expect(e.message).toMatch(/too long: 250 bytes, cap 249/);
   });
 
   it('refuses a count the remaining bytes could not hold, and one over its limit', () => {
     const bytes = Buffer.alloc(4 + 16);
     bytes.writeUInt32BE(3, 0);
-    expect(catchDecode(() => new Reader(bytes).count('n', 8)).message).toMatch(/cannot fit/);
+    expect(expectDecodeError(() => new Reader(bytes).count('n', 8)).message).toMatch(/cannot fit/);
     expect(new Reader(bytes).count('n', 4)).toBe(3);
-    expect(catchDecode(() => new Reader(bytes).count('n', 1, 2)).message).toMatch(/exceeds the limit/);
+    expect(expectDecodeError(() => new Reader(bytes).count('n', 1, 2)).message).toMatch(/exceeds the limit/);
   });
 
   it('reports offsets relative to the reader base', () => {
     const buf = Buffer.from([9, 9, 9, 0, 1]);
     const r = new Reader(buf, 3);
     r.u16('x');
-    expect(catchDecode(() => r.u8('y')).offset).toBe(2);
+    expect(expectDecodeError(() => r.u8('y')).offset).toBe(2);
   });
 
   it('optionalU8 is undefined at the end; expectEnd flags trailing bytes', () => {
