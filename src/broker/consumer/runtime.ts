@@ -11,7 +11,7 @@ import { GroupCoordinator } from './group-coordinator.js';
 import { NackTracker } from './nack-tracker.js';
 import { CONSUMER_OFFSETS_TOPIC, type OffsetCommit, OffsetStore } from './offset-store.js';
 import { PushLoop } from './push-loop.js';
-import { type ConsumeMode, type ConsumerSession, fixConsumer, sessionOf } from './session.js';
+import { type ConsumeMode, type ConsumerSession, bindConsumer, fixConsumer, sessionOf, subscribe } from './session.js';
 
 export interface ConsumerRuntimeOptions {
   /** A member that sends no heartbeat for this long is evicted (wire.md §2.5: 30 s). */
@@ -124,6 +124,19 @@ export class ConsumerService implements ConsumerRuntime {
         if (s.group !== undefined) this.release(s.group);
       });
     }
+    return s;
+  }
+
+  /**
+   * What FETCH and SUBSCRIBE do first: check the connection's mode, group and isolation (ERR 8 on a mismatch), require
+   * the topic (ERR 5), fix the mode, group and isolation, and add the topic to the connection's subscriptions.
+   */
+  enter(conn: ConnectionHandle, mode: ConsumeMode, req: { topic: string; group: string; isolation?: number | undefined }): ConsumerSession {
+    const s = this.session(conn);
+    bindConsumer(s, mode, req.group, req.isolation);
+    this.broker.topics.requireTopic(req.topic);
+    this.fix(s, mode, req.group, req.isolation);
+    subscribe(s, req.topic);
     return s;
   }
 

@@ -10,18 +10,13 @@ import { FetchRequest } from '../../protocol/messages/fetch.js';
 import { FetchFlag } from '../../protocol/opcodes.js';
 import { consumerRuntimeOf } from '../consumer/index.js';
 import { encodeRecordFrames } from '../consumer/record-frames.js';
-import { bindConsumer, subscribe } from '../consumer/session.js';
 import type { BrokerCore } from '../core.js';
 import type { RequestHandler } from '../handler.js';
 
 export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payload }) => {
   const req = decodePayload(FetchRequest, payload);
   const rt = consumerRuntimeOf(broker);
-  const s = rt.session(conn);
-  bindConsumer(s, 'pull', req.group, req.isolation);
-  broker.topics.requireTopic(req.topic);
-  rt.fix(s, 'pull', req.group, req.isolation);
-  subscribe(s, req.topic);
+  const s = rt.enter(conn, 'pull', req);
 
   const flags = req.flags ?? 0;
   const batched = (flags & FetchFlag.BATCHED) !== 0;

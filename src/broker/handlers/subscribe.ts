@@ -6,18 +6,13 @@ import { decodePayload } from '../../protocol/message.js';
 import { OkReply } from '../../protocol/messages/control.js';
 import { SubscribeRequest } from '../../protocol/messages/subscribe.js';
 import { consumerRuntimeOf } from '../consumer/index.js';
-import { bindConsumer, subscribe } from '../consumer/session.js';
 import type { BrokerCore } from '../core.js';
 import type { RequestHandler } from '../handler.js';
 
 export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payload }) => {
   const req = decodePayload(SubscribeRequest, payload);
   const rt = consumerRuntimeOf(broker);
-  const s = rt.session(conn);
-  bindConsumer(s, 'push', req.group, req.isolation);
-  broker.topics.requireTopic(req.topic);
-  rt.fix(s, 'push', req.group, req.isolation);
-  subscribe(s, req.topic);
+  const s = rt.enter(conn, 'push', req);
   conn.send(OkReply, correl, {});
   rt.startPush(conn, s);
 };
