@@ -8,9 +8,9 @@
  * PRODUCE_BATCH frames, which hold at most 1,024 records, so N > 1,024 takes ceil(N / 1,024) batches.
  */
 import type { Client } from '../client/client.js';
-import type { BatchResult, ProduceAck, ProducerRecord } from '../client/produce-ops.js';
-import type { Producer } from '../client/producer.js';
-import { splitBatch } from '../client/split-batch.js';
+import type { BatchResult, ProduceAck, ProducerRecord } from '../client/moonmq/produce-ops.js';
+import type { Producer } from '../client/producer/producer.js';
+import { splitBatch } from '../client/moonmq/split-batch.js';
 import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';
 import { type Percentiles, type Spread, percentiles, perSecond, spread } from './stats.js';

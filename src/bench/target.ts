@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AcksMode } from '../broker/config.js';
 import { type Client, connect } from '../client/client.js';
 import type { CodecName } from '../protocol/opcodes.js';
-import type { ProducerRecord } from '../client/produce-ops.js';
+import type { ProducerRecord } from '../client/moonmq/produce-ops.js';
 import { UsageError } from '../errors.js';
 import { EmbeddedBroker } from './embedded-broker.js';
 

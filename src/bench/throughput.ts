@@ -6,7 +6,7 @@
  * Returns a report; never prints.
  */
 import type { Client } from '../client/client.js';
-import type { ProducerRecord } from '../client/produce-ops.js';
+import type { ProducerRecord } from '../client/moonmq/produce-ops.js';
 import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';
 import { LatencyRecorder } from './latency.js';

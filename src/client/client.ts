@@ -4,11 +4,11 @@
  * FETCH or SUBSCRIBE: wire.md §2.5). Every call returns a promise; offsets are bigint, partitions 1-based.
  */
 import { UsageError } from '../errors.js';
-import type { Connection } from './connection.js';
-import * as admin from './admin.js';
-import { Consumer, type ConsumerOptions } from './consumer.js';
-import { fetchRecords, type FetchOptions, type FetchResult } from './fetch-ops.js';
-import { GroupMembership, type GroupAssignment, type JoinGroupOptions } from './group-membership.js';
+import type { Connection } from './moonmq/connection.js';
+import * as admin from './moonmq/admin.js';
+import { Consumer, type ConsumerOptions } from './consumer/consumer.js';
+import { fetchRecords, type FetchOptions, type FetchResult } from './moonmq/fetch-ops.js';
+import { GroupMembership, type GroupAssignment, type JoinGroupOptions } from './moonmq/group-membership.js';
 import {
   produce,
   produceBatch,
@@ -16,11 +16,11 @@ import {
   type ProduceAck,
   type ProduceOptions,
   type ProducerRecord,
-} from './produce-ops.js';
-import { IdempotentSink } from './idempotent-sink.js';
-import { DirectSink, Producer, type ProducerOptions, wantsIdempotence } from './producer.js';
-import { openSession, type ConnectOptions, type ServerIdentity, type Session } from './session.js';
-import { Subscription, type SubscribeOptions } from './subscription.js';
+} from './moonmq/produce-ops.js';
+import { IdempotentSink } from './producer/idempotent-sink.js';
+import { DirectSink, Producer, type ProducerOptions, wantsIdempotence } from './producer/producer.js';
+import { openSession, type ConnectOptions, type ServerIdentity, type Session } from './moonmq/session.js';
+import { Subscription, type SubscribeOptions } from './moonmq/subscription.js';
 
 /** What a client reports besides its return values (a typed union, one listener for all). */
 export type ClientEvent =

@@ -8,7 +8,7 @@ export {
   type ConnectionOptions,
   type PushHandler,
   type RequestOptions,
-} from './connection.js';
+} from './moonmq/connection.js';
 export {
   openSession,
   CRATER_SERVER_NAME,
@@ -16,7 +16,7 @@ export {
   type IsolationName,
   type ServerIdentity,
   type Session,
-} from './session.js';
+} from './moonmq/session.js';
 export { connect, Client, type ClientEvent, type ClientListener } from './client.js';
 export type {
   ConfigEntries,
@@ -26,14 +26,14 @@ export type {
   NackAck,
   Offsets,
   TopicDescription,
-} from './admin.js';
+} from './moonmq/admin.js';
 export {
   codecId,
   type BatchResult,
   type ProduceAck,
   type ProduceOptions,
   type ProducerRecord,
-} from './produce-ops.js';
+} from './moonmq/produce-ops.js';
 export {
   Producer,
   DirectSink,
@@ -43,22 +43,22 @@ export {
   type ProducerOptions,
   type ProduceSink,
   type SendOptions,
-} from './producer.js';
-export { IdempotentSink, type IdempotentSinkOptions } from './idempotent-sink.js';
-export { TransactionManager, type TransactionOffset, type TransactionState } from './transaction.js';
-export { splitBatch, batchEntrySize, batchOverhead, type SplitOptions } from './split-batch.js';
+} from './producer/producer.js';
+export { IdempotentSink, type IdempotentSinkOptions } from './producer/idempotent-sink.js';
+export { TransactionManager, type TransactionOffset, type TransactionState } from './producer/transaction.js';
+export { splitBatch, batchEntrySize, batchOverhead, type SplitOptions } from './moonmq/split-batch.js';
 export {
   decodeFetchReply,
   DEFAULT_FETCH_MAX_RECORDS,
   type FetchedRecord,
   type FetchOptions,
   type FetchResult,
-} from './fetch-ops.js';
-export { Subscription, type SubscribeOptions } from './subscription.js';
-export { Consumer, type ConsumerOptions, type PollOptions } from './consumer.js';
+} from './moonmq/fetch-ops.js';
+export { Subscription, type SubscribeOptions } from './moonmq/subscription.js';
+export { Consumer, type ConsumerOptions, type PollOptions } from './consumer/consumer.js';
 export {
   GroupMembership,
   DEFAULT_GROUP_HEARTBEAT_MS,
   type GroupAssignment,
   type JoinGroupOptions,
-} from './group-membership.js';
+} from './moonmq/group-membership.js';

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect } from 'vitest';
-import { IdempotentSink } from '../../src/client/idempotent-sink.js';
-import { Producer } from '../../src/client/producer.js';
-import { openSession } from '../../src/client/session.js';
+import { IdempotentSink } from '../../src/client/producer/idempotent-sink.js';
+import { Producer } from '../../src/client/producer/producer.js';
+import { openSession } from '../../src/client/moonmq/session.js';
 import { inspectPaths } from '../../src/storage/inspect/inspect.js';
 import { type ChildBroker, type ChildBrokerOptions, killChildBroker, startChildBroker } from './child-broker.js';
 

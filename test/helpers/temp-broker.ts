@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { Broker, type BrokerStartOptions } from '../../src/broker/broker.js';
 import { type Client, connect } from '../../src/client/client.js';
-import type { ConnectOptions } from '../../src/client/session.js';
+import type { ConnectOptions } from '../../src/client/moonmq/session.js';
 import { RawClient } from './raw-client.js';
 
 export interface TempBroker {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Broker, BrokerStartOptions } from '../../src/broker/broker.js';
 import { consumerRuntimeOf } from '../../src/broker/consumer/index.js';
 import type { Client } from '../../src/client/client.js';
-import type { Producer } from '../../src/client/producer.js';
+import type { Producer } from '../../src/client/producer/producer.js';
 import { BrokerError } from '../../src/errors.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { TxnState } from '../../src/storage/txn-state-codec.js';

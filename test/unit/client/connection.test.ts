@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Connection } from '../../../src/client/connection.js';
+import { Connection } from '../../../src/client/moonmq/connection.js';
 import { BrokerError, ConnectionError, FrameTooLargeError, TimeoutError } from '../../../src/errors.js';
 import { ZERO_CORREL, encodeFrame } from '../../../src/protocol/message.js';
 import { GoodbyeRequest, HeartbeatRequest, OkReply } from '../../../src/protocol/messages/control.js';

@@ -3,10 +3,10 @@
  * throw, both FETCH reply shapes, and the header guard that must refuse before anything is sent.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Connection } from '../../../src/client/connection.js';
-import { fetchRecords } from '../../../src/client/fetch-ops.js';
-import { produceBatch } from '../../../src/client/produce-ops.js';
-import type { Session } from '../../../src/client/session.js';
+import { Connection } from '../../../src/client/moonmq/connection.js';
+import { fetchRecords } from '../../../src/client/moonmq/fetch-ops.js';
+import { produceBatch } from '../../../src/client/moonmq/produce-ops.js';
+import type { Session } from '../../../src/client/moonmq/session.js';
 import { BrokerError, UsageError } from '../../../src/errors.js';
 import { encodeFrame } from '../../../src/protocol/message.js';
 import { OkReply } from '../../../src/protocol/messages/control.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchEntrySize, batchOverhead, splitBatch } from '../../../src/client/split-batch.js';
+import { batchEntrySize, batchOverhead, splitBatch } from '../../../src/client/moonmq/split-batch.js';
 import { UsageError } from '../../../src/errors.js';
 import { encodeFrame } from '../../../src/protocol/message.js';
 import { ProduceBatchRequest } from '../../../src/protocol/messages/produce-batch.js';

@@ -3,8 +3,8 @@
  * without losing or reordering any, and a request made while paused still gets its reply.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Connection } from '../../../src/client/connection.js';
-import { Subscription } from '../../../src/client/subscription.js';
+import { Connection } from '../../../src/client/moonmq/connection.js';
+import { Subscription } from '../../../src/client/moonmq/subscription.js';
 import { ZERO_CORREL, encodeFrame } from '../../../src/protocol/message.js';
 import { OkReply } from '../../../src/protocol/messages/control.js';
 import { RecordReply } from '../../../src/protocol/messages/fetch.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prepareBatch } from '../../../src/client/produce-ops.js';
+import { prepareBatch } from '../../../src/client/moonmq/produce-ops.js';
 import {
   validateConfigEntries,
   validateHeaders,

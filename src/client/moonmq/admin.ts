@@ -2,22 +2,22 @@
  * Topic, offset and group administration: one request and one reply each, caps checked before anything is sent.
  * Every function takes the authenticated Connection it runs on; Client delegates to these.
  */
-import { UsageError } from '../errors.js';
-import { Caps } from '../protocol/limits.js';
-import { AlterTopicConfigRequest } from '../protocol/messages/alter-topic-config.js';
-import { CommitRequest } from '../protocol/messages/commit.js';
-import { OkReply } from '../protocol/messages/control.js';
-import { CreatePartitionsRequest } from '../protocol/messages/create-partitions.js';
-import { CreateTopicRequest } from '../protocol/messages/create-topic.js';
-import { DeleteGroupRequest } from '../protocol/messages/delete-group.js';
-import { DeleteTopicRequest } from '../protocol/messages/delete-topic.js';
-import { DescribeGroupRequest, GroupDescriptionReply, type GroupDescription } from '../protocol/messages/describe-group.js';
-import { DescribeTopicRequest, TopicDescriptionReply, type TopicDescription } from '../protocol/messages/describe-topic.js';
-import { GroupListReply, ListGroupsRequest, type GroupListing } from '../protocol/messages/list-groups.js';
-import { ListOffsetsRequest, OffsetsReply, type Offsets } from '../protocol/messages/list-offsets.js';
-import { ListTopicsRequest, TopicListReply } from '../protocol/messages/list-topics.js';
-import { NackAckReply, NackRequest, type NackAck } from '../protocol/messages/nack.js';
-import { ListOffsetsMode } from '../protocol/opcodes.js';
+import { UsageError } from '../../errors.js';
+import { Caps } from '../../protocol/limits.js';
+import { AlterTopicConfigRequest } from '../../protocol/messages/alter-topic-config.js';
+import { CommitRequest } from '../../protocol/messages/commit.js';
+import { OkReply } from '../../protocol/messages/control.js';
+import { CreatePartitionsRequest } from '../../protocol/messages/create-partitions.js';
+import { CreateTopicRequest } from '../../protocol/messages/create-topic.js';
+import { DeleteGroupRequest } from '../../protocol/messages/delete-group.js';
+import { DeleteTopicRequest } from '../../protocol/messages/delete-topic.js';
+import { DescribeGroupRequest, GroupDescriptionReply, type GroupDescription } from '../../protocol/messages/describe-group.js';
+import { DescribeTopicRequest, TopicDescriptionReply, type TopicDescription } from '../../protocol/messages/describe-topic.js';
+import { GroupListReply, ListGroupsRequest, type GroupListing } from '../../protocol/messages/list-groups.js';
+import { ListOffsetsRequest, OffsetsReply, type Offsets } from '../../protocol/messages/list-offsets.js';
+import { ListTopicsRequest, TopicListReply } from '../../protocol/messages/list-topics.js';
+import { NackAckReply, NackRequest, type NackAck } from '../../protocol/messages/nack.js';
+import { ListOffsetsMode } from '../../protocol/opcodes.js';
 import type { Connection } from './connection.js';
 import {
   validateConfigEntries,
@@ -26,7 +26,7 @@ import {
   validatePartitionId,
   validateString,
   validateTopicName,
-} from './validate.js';
+} from '../validate.js';
 
 export type { GroupDescription, GroupListing, NackAck, Offsets, TopicDescription };
 

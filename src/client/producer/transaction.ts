@@ -9,15 +9,15 @@
  * was lost (a broker restart included): the broker answers a repeated decision with OK once it is taken, and the
  * opposite one with ERR 51, so commitTransaction() reports what really happened.
  */
-import { BrokerError, ConnectionError, UsageError } from '../errors.js';
-import { ErrorCode } from '../protocol/error-codes.js';
-import { BeginTxnRequest } from '../protocol/messages/begin-txn.js';
-import { OkReply } from '../protocol/messages/control.js';
-import { EndTxnRequest } from '../protocol/messages/end-txn.js';
-import { TxnOffsetCommitRequest } from '../protocol/messages/txn-offset-commit.js';
-import { Caps, Limits } from '../protocol/limits.js';
+import { BrokerError, ConnectionError, UsageError } from '../../errors.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { BeginTxnRequest } from '../../protocol/messages/begin-txn.js';
+import { OkReply } from '../../protocol/messages/control.js';
+import { EndTxnRequest } from '../../protocol/messages/end-txn.js';
+import { TxnOffsetCommitRequest } from '../../protocol/messages/txn-offset-commit.js';
+import { Caps, Limits } from '../../protocol/limits.js';
 import type { IdempotentSink } from './idempotent-sink.js';
-import { validateString, validateTopicName } from './validate.js';
+import { validateString, validateTopicName } from '../validate.js';
 
 export type TransactionState = 'none' | 'open' | 'failed';
 

@@ -4,30 +4,17 @@
  * changing. DirectSink sends one request per send and one PRODUCE_BATCH per chunk; IdempotentSink
  * (idempotent-sink.ts) does the same with a producer id, an epoch and per-topic sequences (wire.md §13.5).
  */
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 import { IdempotentSink, type ProducerIdentity } from './idempotent-sink.js';
-import type { CodecId, CodecName } from '../protocol/opcodes.js';
-import { Limits } from '../protocol/limits.js';
-import { produce, produceBatch, type BatchResult, type ProduceAck, type ProducerRecord } from './produce-ops.js';
-import type { Session } from './session.js';
-import { splitBatch } from './split-batch.js';
+import { Limits } from '../../protocol/limits.js';
+import { DirectSink } from '../moonmq/direct-sink.js';
+import type { BatchResult, ProduceAck, ProducerRecord, ProduceSink, SendOptions } from './sink.js';
+import type { Session } from '../moonmq/session.js';
+import { splitBatch } from '../moonmq/split-batch.js';
 import { TransactionManager, type TransactionOffset, type TransactionState } from './transaction.js';
 
-export interface SendOptions {
-  codec?: CodecId | CodecName | undefined;
-  timeoutMs?: number | undefined;
-}
-
-/** Where a Producer's records go. Implementations may buffer; flush() resolves when everything accepted landed. */
-export interface ProduceSink {
-  send(topic: string, record: ProducerRecord, options: SendOptions): Promise<ProduceAck>;
-  /** Records of one PRODUCE_BATCH frame (already split to fit). */
-  sendBatch(topic: string, records: readonly ProducerRecord[], options: SendOptions): Promise<BatchResult>;
-  flush(): Promise<void>;
-  close(): Promise<void>;
-}
-
-export type { ProducerIdentity };
+export { DirectSink };
+export type { ProducerIdentity, ProduceSink, SendOptions };
 
 export interface ProducerOptions extends SendOptions {
   /** Largest PRODUCE_BATCH frame sendBatch builds (default 1 MiB, the broker's default limit). */
@@ -49,22 +36,6 @@ export function wantsIdempotence(options: ProducerOptions): boolean {
     throw new UsageError('producerName makes a durable idempotent producer; it cannot be combined with idempotent: false');
   }
   return options.idempotent === true || options.producerName !== undefined;
-}
-
-export class DirectSink implements ProduceSink {
-  constructor(private readonly session: Session) {}
-
-  send(topic: string, record: ProducerRecord, options: SendOptions): Promise<ProduceAck> {
-    return produce(this.session, topic, record, options);
-  }
-
-  sendBatch(topic: string, records: readonly ProducerRecord[], options: SendOptions): Promise<BatchResult> {
-    return produceBatch(this.session, topic, records, options);
-  }
-
-  async flush(): Promise<void> {}
-
-  async close(): Promise<void> {}
 }
 
 export class Producer implements AsyncDisposable {

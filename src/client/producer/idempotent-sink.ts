@@ -12,18 +12,18 @@
  * deduplicated, so the send fails with a ConnectionError saying its outcome is unknown, and the next send starts
  * a new session.
  */
-import { BrokerError, ConnectionError, CraterError, TimeoutError, UsageError } from '../errors.js';
-import { Caps, Limits } from '../protocol/limits.js';
-import { InitProducerIdRequest, ProducerIdReply } from '../protocol/messages/init-producer-id.js';
-import { ProduceAckReply } from '../protocol/messages/produce.js';
-import { ProduceBatchAckReply, ProduceBatchRequest } from '../protocol/messages/produce-batch.js';
-import { ProduceIdempotentRequest } from '../protocol/messages/produce-idempotent.js';
-import { BatchFlag } from '../protocol/opcodes.js';
-import { brokerError } from './connection.js';
-import { type BatchResult, type ProduceAck, type ProducerRecord, codecId, prepareBatch, requireHeaderSupport, toBuffer } from './produce-ops.js';
+import { BrokerError, ConnectionError, CraterError, TimeoutError, UsageError } from '../../errors.js';
+import { Caps, Limits } from '../../protocol/limits.js';
+import { InitProducerIdRequest, ProducerIdReply } from '../../protocol/messages/init-producer-id.js';
+import { ProduceAckReply } from '../../protocol/messages/produce.js';
+import { ProduceBatchAckReply, ProduceBatchRequest } from '../../protocol/messages/produce-batch.js';
+import { ProduceIdempotentRequest } from '../../protocol/messages/produce-idempotent.js';
+import { BatchFlag } from '../../protocol/opcodes.js';
+import { brokerError } from '../moonmq/connection.js';
+import { type BatchResult, type ProduceAck, type ProducerRecord, codecId, prepareBatch, requireHeaderSupport, toBuffer } from '../moonmq/produce-ops.js';
 import type { ProduceSink, SendOptions } from './producer.js';
-import type { Session } from './session.js';
-import { validateBatchCount, validateBytes, validateString, validateTopicName } from './validate.js';
+import type { Session } from '../moonmq/session.js';
+import { validateBatchCount, validateBytes, validateString, validateTopicName } from '../validate.js';
 
 export interface ProducerIdentity {
   producerId: bigint;

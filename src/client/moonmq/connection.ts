@@ -13,16 +13,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
-import { BrokerError, ConnectionError, CraterError, DecodeError, FrameTooLargeError, TimeoutError } from '../errors.js';
-import { errorName } from '../protocol/error-codes.js';
-import { FrameDecoder, type Frame } from '../protocol/frame-decoder.js';
-import { CLIENT_MAX_FRAME_SIZE, DEFAULT_MAX_FRAME_SIZE, FRAME_LENGTH_BYTES } from '../protocol/limits.js';
-import { ZERO_CORREL, decodePayload, encodeFrame, type MessageCodec } from '../protocol/message.js';
-import { GoodbyeRequest, HeartbeatReply } from '../protocol/messages/control.js';
-import { ErrorFrame } from '../protocol/messages/error.js';
-import { Op, opName } from '../protocol/opcodes.js';
-import { Writer } from '../protocol/writer.js';
-import { formatAddress, toBrokerAddress, type BrokerAddress } from './address.js';
+import { BrokerError, ConnectionError, CraterError, DecodeError, FrameTooLargeError, TimeoutError } from '../../errors.js';
+import { errorName } from '../../protocol/error-codes.js';
+import { FrameDecoder, type Frame } from '../../protocol/frame-decoder.js';
+import { CLIENT_MAX_FRAME_SIZE, DEFAULT_MAX_FRAME_SIZE, FRAME_LENGTH_BYTES } from '../../protocol/limits.js';
+import { ZERO_CORREL, decodePayload, encodeFrame, type MessageCodec } from '../../protocol/message.js';
+import { GoodbyeRequest, HeartbeatReply } from '../../protocol/messages/control.js';
+import { ErrorFrame } from '../../protocol/messages/error.js';
+import { Op, opName } from '../../protocol/opcodes.js';
+import { Writer } from '../../protocol/writer.js';
+import { formatAddress, toBrokerAddress, type BrokerAddress } from '../address.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;

@@ -8,15 +8,15 @@
  * The first poll FETCHes every topic once, because a FETCH subscribes the connection to its topic and then reads
  * all topics subscribed so far; that first poll can therefore return more than its cap.
  */
-import { UsageError } from '../errors.js';
-import type { FetchedRecord } from '../protocol/messages/fetch.js';
-import type { NackAck } from '../protocol/messages/nack.js';
-import type { IsolationLevel } from '../protocol/opcodes.js';
-import { commit, describeTopic, nack } from './admin.js';
-import { fetchRecords } from './fetch-ops.js';
-import { GroupMembership, type GroupAssignment, type JoinGroupOptions } from './group-membership.js';
-import type { IsolationName, Session } from './session.js';
-import { validateTopicName } from './validate.js';
+import { UsageError } from '../../errors.js';
+import type { FetchedRecord } from '../../protocol/messages/fetch.js';
+import type { NackAck } from '../../protocol/messages/nack.js';
+import type { IsolationLevel } from '../../protocol/opcodes.js';
+import { commit, describeTopic, nack } from '../moonmq/admin.js';
+import { fetchRecords } from '../moonmq/fetch-ops.js';
+import { GroupMembership, type GroupAssignment, type JoinGroupOptions } from '../moonmq/group-membership.js';
+import type { IsolationName, Session } from '../moonmq/session.js';
+import { validateTopicName } from '../validate.js';
 
 export interface ConsumerOptions {
   group: string;

@@ -8,9 +8,9 @@
  * When any record carries headers the whole batch is sent with BATCH_FLAG_HEADERS, so every entry pays a header
  * block (2 bytes when empty). Order is kept: chunk i holds the records right after chunk i − 1.
  */
-import { UsageError } from '../errors.js';
-import { headersSize } from '../protocol/headers.js';
-import { Caps, DEFAULT_MAX_FRAME_SIZE, FRAME_HEADER_BYTES, Limits } from '../protocol/limits.js';
+import { UsageError } from '../../errors.js';
+import { headersSize } from '../../protocol/headers.js';
+import { Caps, DEFAULT_MAX_FRAME_SIZE, FRAME_HEADER_BYTES, Limits } from '../../protocol/limits.js';
 import type { ProducerRecord } from './produce-ops.js';
 
 export interface SplitOptions {

@@ -3,36 +3,23 @@
  * (seed 000): the ack list is a prefix of the records, and an ack with err_code ≠ 0 is a partial append whose
  * landed acks are returned next to the error. A failure before anything landed is an ERROR frame and throws.
  */
-import { CraterError, UsageError } from '../errors.js';
-import type { RecordHeader } from '../protocol/headers.js';
-import { Caps, Limits } from '../protocol/limits.js';
-import { ProduceBatchAckReply, ProduceBatchRequest, type BatchRecord } from '../protocol/messages/produce-batch.js';
-import { ProduceAckReply, ProduceRequest, type ProduceAck } from '../protocol/messages/produce.js';
-import { BatchFlag, Codec, codecNames, type CodecId, type CodecName } from '../protocol/opcodes.js';
+import { UsageError } from '../../errors.js';
+import type { RecordHeader } from '../../protocol/headers.js';
+import { Caps, Limits } from '../../protocol/limits.js';
+import { ProduceBatchAckReply, ProduceBatchRequest, type BatchRecord } from '../../protocol/messages/produce-batch.js';
+import { ProduceAckReply, ProduceRequest, type ProduceAck } from '../../protocol/messages/produce.js';
+import { BatchFlag, Codec, codecNames, type CodecId, type CodecName } from '../../protocol/opcodes.js';
 import { brokerError } from './connection.js';
 import type { Session } from './session.js';
-import { validateBatchCount, validateBytes, validateHeaders, validateTopicName } from './validate.js';
+import type { BatchResult, ProducerRecord } from '../producer/sink.js';
+import { validateBatchCount, validateBytes, validateHeaders, validateTopicName } from '../validate.js';
 
-export type { ProduceAck };
-
-export interface ProducerRecord {
-  key?: Buffer | string | undefined;
-  value: Buffer | string;
-  /** crater brokers only (extensions.md §2): asking another broker for headers is a UsageError. */
-  headers?: readonly RecordHeader[] | undefined;
-}
+export type { BatchResult, ProduceAck, ProducerRecord };
 
 export interface ProduceOptions {
   /** The broker compresses the (plaintext) value with this codec before storing it. */
   codec?: CodecId | CodecName | undefined;
   timeoutMs?: number | undefined;
-}
-
-export interface BatchResult {
-  /** One ack per record that landed, aligned with the first `acks.length` records. */
-  acks: ProduceAck[];
-  /** Set when only a prefix landed: the records from `acks.length` on were not written. */
-  error?: CraterError | undefined;
 }
 
 const EMPTY = Buffer.alloc(0);

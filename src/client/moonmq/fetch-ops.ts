@@ -3,15 +3,15 @@
  * failure is a lone ERROR (wire.md §2.5). The broker commits the group's offsets once it has sent the records, so
  * every record returned here has been handed out: nothing is dropped client-side.
  */
-import { DecodeError, UsageError } from '../errors.js';
-import type { Frame } from '../protocol/frame-decoder.js';
-import { Caps } from '../protocol/limits.js';
-import { decodePayload } from '../protocol/message.js';
-import { FetchRequest, RecordReply, recordBatchCodec, type FetchedRecord } from '../protocol/messages/fetch.js';
-import { FetchFlag, Op, opName, type IsolationLevel } from '../protocol/opcodes.js';
+import { DecodeError, UsageError } from '../../errors.js';
+import type { Frame } from '../../protocol/frame-decoder.js';
+import { Caps } from '../../protocol/limits.js';
+import { decodePayload } from '../../protocol/message.js';
+import { FetchRequest, RecordReply, recordBatchCodec, type FetchedRecord } from '../../protocol/messages/fetch.js';
+import { FetchFlag, Op, opName, type IsolationLevel } from '../../protocol/opcodes.js';
 import { requireHeaderSupport } from './produce-ops.js';
 import { isolationByte, type IsolationName, type Session } from './session.js';
-import { validateString, validateTopicName, validateU32 } from './validate.js';
+import { validateString, validateTopicName, validateU32 } from '../validate.js';
 
 export type { FetchedRecord };
 

@@ -3,14 +3,14 @@
  * GROUP_HEARTBEAT ignore their member_id field), so a connection holds at most one membership; the session times
  * out after 30 s without a heartbeat, hence one every ~3 s until leave() or the connection closes.
  */
-import { ConnectionError, UsageError } from '../errors.js';
-import { Caps, Limits } from '../protocol/limits.js';
-import { OkReply } from '../protocol/messages/control.js';
-import { GroupHeartbeatRequest } from '../protocol/messages/group-heartbeat.js';
-import { GroupAssignmentReply, JoinGroupRequest, type GroupAssignment } from '../protocol/messages/join-group.js';
-import { LeaveGroupRequest } from '../protocol/messages/leave-group.js';
+import { ConnectionError, UsageError } from '../../errors.js';
+import { Caps, Limits } from '../../protocol/limits.js';
+import { OkReply } from '../../protocol/messages/control.js';
+import { GroupHeartbeatRequest } from '../../protocol/messages/group-heartbeat.js';
+import { GroupAssignmentReply, JoinGroupRequest, type GroupAssignment } from '../../protocol/messages/join-group.js';
+import { LeaveGroupRequest } from '../../protocol/messages/leave-group.js';
 import type { Connection } from './connection.js';
-import { validateString, validateTopicName } from './validate.js';
+import { validateString, validateTopicName } from '../validate.js';
 
 export type { GroupAssignment };
 

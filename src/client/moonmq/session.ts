@@ -3,16 +3,16 @@
  * too, because the greeted state allows no data op; an open broker accepts any credentials, so they default to "".
  * The broker's IDENTIFY_ACK name decides which extensions the client may use (extensions.md §1).
  */
-import { BrokerError, DecodeError } from '../errors.js';
-import { ErrorCode } from '../protocol/error-codes.js';
-import { Caps } from '../protocol/limits.js';
-import { AuthOkReply, AuthRequest } from '../protocol/messages/auth.js';
-import { HelloRequest, WelcomeReply } from '../protocol/messages/hello.js';
-import { IdentifyAckReply, IdentifyClientRequest } from '../protocol/messages/identify.js';
-import { Isolation, type IsolationLevel } from '../protocol/opcodes.js';
-import { PROTOCOL_VERSION } from '../protocol/limits.js';
+import { BrokerError, DecodeError } from '../../errors.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { Caps } from '../../protocol/limits.js';
+import { AuthOkReply, AuthRequest } from '../../protocol/messages/auth.js';
+import { HelloRequest, WelcomeReply } from '../../protocol/messages/hello.js';
+import { IdentifyAckReply, IdentifyClientRequest } from '../../protocol/messages/identify.js';
+import { Isolation, type IsolationLevel } from '../../protocol/opcodes.js';
+import { PROTOCOL_VERSION } from '../../protocol/limits.js';
 import { Connection, type ConnectionOptions } from './connection.js';
-import { validateString } from './validate.js';
+import { validateString } from '../validate.js';
 
 /** The name a crater broker answers IDENTIFY_CLIENT with; anything else supports no extension. */
 export const CRATER_SERVER_NAME = 'crater';

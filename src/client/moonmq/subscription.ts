@@ -6,17 +6,17 @@
  * Breaking out of `for await` (or close()) closes the connection. Past `highWaterMark` queued records the socket
  * stops being read, which makes the broker's push loop wait on its send queue instead of buffering without bound.
  */
-import { CraterError } from '../errors.js';
-import { decodePayload } from '../protocol/message.js';
-import { OkReply } from '../protocol/messages/control.js';
-import { RecordReply, type FetchedRecord } from '../protocol/messages/fetch.js';
-import type { NackAck } from '../protocol/messages/nack.js';
-import { SubscribeRequest } from '../protocol/messages/subscribe.js';
-import type { IsolationLevel } from '../protocol/opcodes.js';
-import { Caps } from '../protocol/limits.js';
+import { CraterError } from '../../errors.js';
+import { decodePayload } from '../../protocol/message.js';
+import { OkReply } from '../../protocol/messages/control.js';
+import { RecordReply, type FetchedRecord } from '../../protocol/messages/fetch.js';
+import type { NackAck } from '../../protocol/messages/nack.js';
+import { SubscribeRequest } from '../../protocol/messages/subscribe.js';
+import type { IsolationLevel } from '../../protocol/opcodes.js';
+import { Caps } from '../../protocol/limits.js';
 import { commit, nack } from './admin.js';
 import { isolationByte, type IsolationName, type Session } from './session.js';
-import { validateString, validateTopicName } from './validate.js';
+import { validateString, validateTopicName } from '../validate.js';
 
 export interface SubscribeOptions {
   isolation?: IsolationName | IsolationLevel;

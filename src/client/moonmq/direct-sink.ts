@@ -1,0 +1,20 @@
+/** The plain sink: one PRODUCE per send and one PRODUCE_BATCH per chunk, on the client's own session. */
+import type { BatchResult, ProduceAck, ProducerRecord, ProduceSink, SendOptions } from '../producer/sink.js';
+import { produce, produceBatch } from './produce-ops.js';
+import type { Session } from './session.js';
+
+export class DirectSink implements ProduceSink {
+  constructor(private readonly session: Session) {}
+
+  send(topic: string, record: ProducerRecord, options: SendOptions): Promise<ProduceAck> {
+    return produce(this.session, topic, record, options);
+  }
+
+  sendBatch(topic: string, records: readonly ProducerRecord[], options: SendOptions): Promise<BatchResult> {
+    return produceBatch(this.session, topic, records, options);
+  }
+
+  async flush(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}
