@@ -12,7 +12,8 @@ export type CraterErrorCode =
   | 'ERR_CORRUPT'
   | 'ERR_STORAGE'
   | 'ERR_USAGE'
-  | 'ERR_UNSUPPORTED';
+  | 'ERR_UNSUPPORTED'
+  | 'ERR_LOG_FENCED';
 
 export class CraterError extends Error {
   readonly code: CraterErrorCode;
@@ -95,5 +96,17 @@ export class StorageError extends CraterError {
 export class UsageError extends CraterError {
   constructor(message: string) {
     super('ERR_USAGE', message);
+  }
+}
+
+/**
+ * A log refused an append, a sync or a read past its durable end because an fsync of it failed earlier. After a
+ * failed fsync the kernel may have dropped the dirty pages while reads still see them, so nothing written since the
+ * last good fsync can be trusted until the log is reopened and recovery re-reads the files. `cause` is the failure.
+ * Carries no file path: its message may reach a client.
+ */
+export class LogFencedError extends CraterError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_LOG_FENCED', message, options);
   }
 }

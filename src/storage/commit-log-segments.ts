@@ -9,7 +9,7 @@
  * then CRC-scans every segment, truncates it at the first bad or partial record and rewrites its index from what
  * survives when it differs.
  */
-import fs from 'node:fs';
+import { storageFs as fs } from './file-io.js';
 import path from 'node:path';
 import { scanRecords } from './record-scanner.js';
 

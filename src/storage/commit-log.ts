@@ -9,8 +9,8 @@
  * append, so a segment can overshoot. Compaction renumbers survivors from each segment's base, leaving gaps that
  * reads skip. sync() fsyncs at once, with no coalescing.
  */
-import fs from 'node:fs';
-import { CorruptDataError, StorageError, UsageError } from '../errors.js';
+import { storageFs as fs } from './file-io.js';
+import { CorruptDataError, LogFencedError, StorageError, UsageError } from '../errors.js';
 import { INDEX_ENTRY_BYTES, type Segment, createSegment, indexBytes, recoverSegments, segmentFileName } from './commit-log-segments.js';
 import { type CleanupPolicy, compactSegments, segmentsOverBudget } from './compaction.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits } from './partition-log.js';
@@ -58,6 +58,8 @@ export class CommitLog implements PartitionLog {
   private segments: Segment[] = [];
   private fsyncs = 0;
   private closed = false;
+  private durableEnd = 0n;
+  private fencedBy: LogFencedError | undefined;
   /** fsyncs still running on the thread pool, and descriptors whose closing waits for them. */
   private inflight = 0;
   private retired: number[] = [];
@@ -77,6 +79,7 @@ export class CommitLog implements PartitionLog {
     const log = new CommitLog(dir, options);
     try {
       ({ segments: log.segments, fsyncs: log.fsyncs } = recoverSegments(dir));
+      log.durableEnd = log.logEndOffset;
     } catch (err) {
       throw err instanceof StorageError || err instanceof UsageError
         ? err
@@ -98,6 +101,14 @@ export class CommitLog implements PartitionLog {
     return this.fsyncs;
   }
 
+  get durableEndOffset(): bigint {
+    return this.durableEnd < this.logEndOffset ? this.durableEnd : this.logEndOffset;
+  }
+
+  get fenced(): LogFencedError | undefined {
+    return this.fencedBy;
+  }
+
   /** Segment bases and record counts, oldest first (for tests and tooling). */
   get segmentInfo(): { base: bigint; records: number; bytes: number }[] {
     return this.segments.map((s) => ({ base: s.base, records: s.positions.length, bytes: s.size }));
@@ -109,6 +120,7 @@ export class CommitLog implements PartitionLog {
 
   append(records: readonly RecordToStore[]): AppendResult {
     this.assertOpen();
+    if (this.fencedBy) return { offsets: [], error: this.fencedBy };
     const offsets: bigint[] = [];
     let i = 0;
     try {
@@ -150,6 +162,7 @@ export class CommitLog implements PartitionLog {
     const old = this.active;
     fs.fsyncSync(old.fd!);
     this.fsyncs++;
+    this.durableEnd = this.logEndOffset;
     fs.closeSync(old.indexFd!);
     old.indexFd = undefined;
     this.segments.push(createSegment(this.dir, this.logEndOffset));
@@ -205,6 +218,7 @@ export class CommitLog implements PartitionLog {
   truncateTo(offset: bigint): void {
     this.assertOpen();
     if (offset >= this.logEndOffset) return;
+    if (this.durableEnd > offset) this.durableEnd = offset;
     if (offset < this.logStartOffset) {
       throw new StorageError(`cannot truncate ${this.dir} to ${offset}: below the log start ${this.logStartOffset}`);
     }
@@ -232,9 +246,18 @@ export class CommitLog implements PartitionLog {
     if (dropped) this.fsyncDir();
   }
 
+  /** fsyncs the active segment at once; a failure fences the log (see PartitionLog.fenced). */
   async sync(): Promise<void> {
     this.assertOpen();
-    await this.fsyncTracked(this.active.fd!);
+    if (this.fencedBy) throw this.fencedBy;
+    const end = this.logEndOffset;
+    try {
+      await this.fsyncTracked(this.active.fd!);
+    } catch (err) {
+      this.fencedBy ??= new LogFencedError('fsync failed: the log is fenced until it is reopened', { cause: err });
+      throw this.fencedBy;
+    }
+    if (end > this.durableEnd) this.durableEnd = end;
   }
 
   /** An async fsync whose descriptor cannot be closed (a roll, compaction or close) until it has finished. */

@@ -12,7 +12,7 @@
  * Segments are cleaned front to back, so a tombstone is never dropped while an older value of its key still exists
  * in an earlier segment: any prefix of the work replays to the same state.
  */
-import fs from 'node:fs';
+import { storageFs as fs } from './file-io.js';
 import path from 'node:path';
 import type { PartitionLog } from './partition-log.js';
 import { scanRecords, withReadOnlyFile } from './record-scanner.js';

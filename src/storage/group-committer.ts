@@ -8,10 +8,16 @@
  *           one, which starts as soon as the running one ends and covers all of them.
  *
  * A waiter is only released by an fsync that started after it arrived, so its writes (made before it called
- * `request`) are covered. Eager is the default: it never adds idle latency for a lone sequential producer, and
+ * `request`) are covered.
+ *
+ * A failed fsync fences the committer for good: its waiters, everyone already waiting for the next fsync and every
+ * later request are rejected with a LogFencedError whose cause is the failure. After a failed fsync Linux may have
+ * dropped the dirty pages and a later fsync can succeed without writing them, so "the next fsync worked" proves
+ * nothing about earlier writes (the PostgreSQL fsync lesson); only reopening the log, whose recovery re-reads the
+ * files, can say what survived. Eager is the default: it never adds idle latency for a lone sequential producer, and
  * under concurrency it coalesces as well as linger does (see the storage bench's group-commit figures).
  */
-import { StorageError } from '../errors.js';
+import { LogFencedError, StorageError } from '../errors.js';
 
 export type GroupCommitPolicy = 'eager' | 'linger';
 
@@ -42,6 +48,7 @@ export class GroupCommitter {
   private timer: NodeJS.Timeout | undefined;
   private idle: Array<() => void> = [];
   private closed = false;
+  private fencedBy: LogFencedError | undefined;
 
   constructor(fsync: () => Promise<void>, options: GroupCommitterOptions = {}) {
     this.fsync = fsync;
@@ -50,8 +57,14 @@ export class GroupCommitter {
     this.maxWaiters = options.maxWaiters ?? DEFAULT_MAX_WAITERS;
   }
 
-  /** Resolves after an fsync that started after this call has completed; rejects if that fsync failed. */
+  /** The error every request gets since an fsync failed; undefined while none has. */
+  get fenced(): LogFencedError | undefined {
+    return this.fencedBy;
+  }
+
+  /** Resolves after an fsync that started after this call has completed; rejects if that or any earlier fsync failed. */
   request(): Promise<void> {
+    if (this.fencedBy) return Promise.reject(this.fencedBy);
     if (this.closed) return Promise.reject(new StorageError('the log is closed'));
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ resolve, reject });
@@ -91,7 +104,8 @@ export class GroupCommitter {
     }
     started
       .catch((err: unknown) => {
-        failure = err instanceof StorageError ? err : new StorageError('fsync failed', { cause: err });
+        this.fencedBy ??= new LogFencedError('fsync failed: the log is fenced until it is reopened', { cause: err });
+        failure = this.fencedBy;
       })
       .finally(() => {
         this.running--;
@@ -99,6 +113,7 @@ export class GroupCommitter {
           if (failure) w.reject(failure);
           else w.resolve();
         }
+        if (this.fencedBy) this.rejectWaiting(this.fencedBy);
         if (this.policy === 'eager' && this.waiting.length > 0) this.fire();
         if (this.running === 0 && this.waiting.length === 0) {
           const idle = this.idle;
@@ -106,5 +121,13 @@ export class GroupCommitter {
           for (const resolve of idle) resolve();
         }
       });
+  }
+
+  private rejectWaiting(err: LogFencedError): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const w of waiting) w.reject(err);
   }
 }

@@ -1,3 +1,4 @@
+import type { LogFencedError } from '../errors.js';
 import { type RecordToStore, type StoredRecord, recordSize } from './record.js';
 
 /**
@@ -16,6 +17,16 @@ export interface PartitionLog {
   readonly logEndOffset: bigint;
   /** fsyncs issued by this log so far (tests assert "a 20-record batch costs exactly 1 fsync"). */
   readonly fsyncCount: number;
+  /**
+   * Everything below this offset is on disk: covered by a completed fsync, or found by recovery at open. At most
+   * the LEO. The broker's read ceiling under acks=leader (semantics.md §11 in docs/semantics.md).
+   */
+  readonly durableEndOffset: bigint;
+  /**
+   * Set once an fsync of this log failed: from then on `append` and `sync` fail with this error and the durable end
+   * stops moving, until the log is reopened (whose recovery decides what survived).
+   */
+  readonly fenced: LogFencedError | undefined;
 
   /**
    * Appends records in order. On a failure part-way it stops: `offsets` holds the offsets of the prefix that was
@@ -27,7 +38,7 @@ export interface PartitionLog {
    * Optional: a backend without it cannot take back a partial batch's records past the failure point.
    */
   truncateTo?(offset: bigint): void;
-  /** Makes every append so far durable. */
+  /** Makes every append so far durable; rejects (with the fence) if the log is or becomes fenced. */
   sync(): Promise<void>;
   /**
    * Reads whole records from `offset` (which must be a record start, the LEO, or below the log start: it is moved

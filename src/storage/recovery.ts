@@ -10,7 +10,8 @@
  * their records, and readers skip the resulting gap. Nothing is ever allocated from a claimed length: a record is
  * only read whole when the file really holds that many bytes.
  */
-import fs from 'node:fs';
+import type { Stats } from 'node:fs';
+import { storageFs as fs } from './file-io.js';
 import path from 'node:path';
 import { StorageError } from '../errors.js';
 import { LENGTH_PREFIX_BYTES, readRecord } from './record.js';
@@ -178,7 +179,7 @@ export function loadSegments(dir: string, create: boolean, now: () => number): {
 }
 
 function ensureDir(dir: string, create: boolean): void {
-  let st: fs.Stats;
+  let st: Stats;
   try {
     st = fs.statSync(dir);
   } catch (err) {

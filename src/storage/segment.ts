@@ -9,7 +9,7 @@
  * The log file descriptor stays open for the segment's life; every write is positional at the tracked size, so
  * the OS file pointer never matters.
  */
-import fs from 'node:fs';
+import { storageFs as fs } from './file-io.js';
 import { StorageError } from '../errors.js';
 import { fsyncAsync, luaFloatToString, readFullySync, segmentFile, writeFullySync } from './file-io.js';
 import { TimeIndex } from './time-index.js';

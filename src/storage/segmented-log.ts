@@ -18,7 +18,7 @@
  * records and return their offsets with a StorageError for the rest, exactly like a write failing part-way. The
  * `faults` object is read on every call, so a test may set or clear it on an open log.
  */
-import { StorageError } from '../errors.js';
+import { LogFencedError, StorageError } from '../errors.js';
 import { fsyncDirSync } from './file-io.js';
 import { GroupCommitter, type GroupCommitterOptions } from './group-committer.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
@@ -48,6 +48,18 @@ export interface SegmentedLogFaults {
 
 const INITIAL_SCRATCH_BYTES = 64 * 1024;
 
+/** One append call's progress: records encoded into the scratch buffer, segment by segment. */
+interface AppendRun {
+  /** The segment the records now being encoded go to. */
+  active: Segment;
+  /** Where in the scratch buffer that segment's records start, and where the encoded bytes end. */
+  segStart: number;
+  fill: number;
+  /** Offsets of the records encoded so far; the first `flushed` of them are written to segments already rolled. */
+  offsets: bigint[];
+  flushed: number;
+}
+
 export class SegmentedLog implements PartitionLog {
   readonly backend = 'segmented' as const;
   readonly dir: string;
@@ -63,6 +75,10 @@ export class SegmentedLog implements PartitionLog {
   private scratch = Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES);
   private writeSeq = 0;
   private durableSeq = 0;
+  /** The global offset below which every byte was covered by a completed fsync (or found by recovery at open). */
+  private durableEnd: number;
+  /** Set when a roll's own fsync failed; the committer holds the fence of a failed `sync()`. */
+  private rollFence: LogFencedError | undefined;
   private closed = false;
   /**
    * Set by a failed write, which may leave a torn tail past the tracked size; only then does the next append fstat
@@ -80,6 +96,7 @@ export class SegmentedLog implements PartitionLog {
     this.faults = options.faults;
     this.maxSegmentBytes = checkMaxSegmentSize(options.maxSegmentSize ?? DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE);
     this.committer = new GroupCommitter(() => this.fsyncActive(), options.groupCommit);
+    this.durableEnd = this.active.end;
   }
 
   static async open(dir: string, options: SegmentedLogOptions = {}): Promise<SegmentedLog> {
@@ -91,6 +108,9 @@ export class SegmentedLog implements PartitionLog {
     const now = options.now ?? Date.now;
     checkMaxSegmentSize(options.maxSegmentSize ?? DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE);
     const { segments, recovery } = loadSegments(dir, options.create ?? false, now);
+    // After a crash the bytes recovery accepted may still be only in the page cache; they are served from now on,
+    // so they go to disk first (one fsync, on unclean starts only).
+    if (!recovery.cleanShutdown) segments[segments.length - 1]!.syncAllSync();
     return new SegmentedLog(dir, segments, recovery, options, now);
   }
 
@@ -100,6 +120,14 @@ export class SegmentedLog implements PartitionLog {
 
   get logEndOffset(): bigint {
     return BigInt(this.active.end);
+  }
+
+  get durableEndOffset(): bigint {
+    return BigInt(Math.min(this.durableEnd, this.active.end));
+  }
+
+  get fenced(): LogFencedError | undefined {
+    return this.committer.fenced ?? this.rollFence;
   }
 
   /** fsyncs issued through `sync()` (a roll's and close's own fsyncs are not counted). */
@@ -129,82 +157,105 @@ export class SegmentedLog implements PartitionLog {
     return this.segments[this.segments.length - 1]!;
   }
 
+  /**
+   * Encodes the records into the scratch buffer and writes them with one positional write per segment touched,
+   * rolling first where a record would overflow the active segment. Stops at the first record that cannot be encoded
+   * (the ones before it are written) or at a failed write (nothing of that write counts).
+   */
   append(records: readonly RecordToStore[]): AppendResult {
     const offsets: bigint[] = [];
-    if (this.closed) return { offsets, error: new StorageError(`the log at ${this.dir} is closed`) };
+    const refused = this.appendRefusal();
+    if (refused) return { offsets, error: refused };
     if (records.length === 0) return { offsets };
-    let error: Error | undefined;
-    let limit = records.length;
-    const failAfter = this.faults?.failAfterRecords;
-    if (failAfter !== undefined && failAfter < limit) {
-      limit = Math.max(0, failAfter);
-      error = new StorageError(`injected write failure after ${limit} of ${records.length} records`);
-    }
+    const injected = this.injectedLimit(records.length);
+    const run: AppendRun = { active: this.active, segStart: 0, fill: 0, offsets, flushed: 0 };
+    const encoded = this.encodeRun(run, records, injected.limit);
+    let error = encoded.error ?? injected.error;
+    if (!encoded.writeFailed) error = this.flushRun(run) ?? error;
+    if (offsets.length > 0) this.writeSeq++;
+    return error ? { offsets, error } : { offsets };
+  }
+
+  /** Why no append can be made now (closed, fenced, or a torn tail that cannot be repaired), if so. */
+  private appendRefusal(): Error | undefined {
+    if (this.closed) return new StorageError(`the log at ${this.dir} is closed`);
+    const fenced = this.fenced;
+    if (fenced) return fenced;
     try {
       this.repairTornTail();
     } catch (err) {
-      return { offsets, error: asStorageError(err, 'cannot repair the torn tail before an append') };
+      return asStorageError(err, 'cannot repair the torn tail before an append');
     }
-    let active = this.active;
-    let segStart = 0;
-    let fill = 0;
-    let flushedOffsets = 0;
-    let writing = false;
-    const writeFailed = (err: unknown): void => {
-      // Nothing of the failed write counts: cut the file back to the last flushed record and forget its offsets.
-      this.tailSuspect = true;
-      active.index.discardPendingFrom(active.size);
-      offsets.length = flushedOffsets;
-      error = asStorageError(err, 'write failed');
+    return undefined;
+  }
+
+  /** `faults.failAfterRecords`: how many of `count` records this call may write, and the error for the rest. */
+  private injectedLimit(count: number): { limit: number; error?: StorageError } {
+    const failAfter = this.faults?.failAfterRecords;
+    if (failAfter === undefined || failAfter >= count) return { limit: count };
+    const limit = Math.max(0, failAfter);
+    return { limit, error: new StorageError(`injected write failure after ${limit} of ${count} records`) };
+  }
+
+  /** Encodes records [0, limit) into the scratch buffer, writing out and rolling each segment that fills up. */
+  private encodeRun(run: AppendRun, records: readonly RecordToStore[], limit: number): { error?: Error; writeFailed: boolean } {
+    for (let i = 0; i < limit; i++) {
+      const r = records[i]!;
       try {
-        active.truncate(active.size);
-      } catch {
-        // The next append compares the physical size with the tracked one and repairs it then.
-      }
-    };
-    try {
-      for (let i = 0; i < limit; i++) {
-        const r = records[i]!;
         const size = recordSize(r);
-        const inSeg = active.size + (fill - segStart);
+        const inSeg = run.active.size + (run.fill - run.segStart);
         if (inSeg + size > this.maxSegmentBytes && inSeg > 0) {
-          writing = true;
-          this.flush(active, segStart, fill);
-          flushedOffsets = offsets.length;
-          active = this.roll();
-          segStart = fill;
-          writing = false;
+          try {
+            this.flush(run.active, run.segStart, run.fill);
+            run.flushed = run.offsets.length;
+            run.active = this.roll();
+            run.segStart = run.fill;
+          } catch (err) {
+            return { error: this.writeFailed(run, err), writeFailed: true };
+          }
         }
-        if (fill + size > this.scratch.length) this.growScratch(fill, fill + size);
-        writeRecord(this.scratch, fill, r);
-        const pos = active.size + (fill - segStart);
-        active.index.consider(Number(r.timestamp), pos);
-        offsets.push(BigInt(active.base + pos));
-        fill += size;
-      }
-    } catch (err) {
-      if (writing) {
-        writeFailed(err);
-        fill = segStart;
-      } else {
-        // A record that cannot be encoded (say, a negative timestamp) ends the call; the ones before it are written.
-        error = asStorageError(err, `record ${offsets.length} cannot be stored`);
-      }
-    }
-    if (!writing) {
-      try {
-        this.flush(active, segStart, fill);
+        if (run.fill + size > this.scratch.length) this.growScratch(run.fill, run.fill + size);
+        writeRecord(this.scratch, run.fill, r);
+        const pos = run.active.size + (run.fill - run.segStart);
+        run.active.index.consider(Number(r.timestamp), pos);
+        run.offsets.push(BigInt(run.active.base + pos));
+        run.fill += size;
       } catch (err) {
-        writeFailed(err);
+        // A record that cannot be encoded (say, a negative timestamp) ends the call; the ones before it are written.
+        return { error: asStorageError(err, `record ${run.offsets.length} cannot be stored`), writeFailed: false };
       }
     }
-    if (offsets.length > 0) this.writeSeq++;
-    return error ? { offsets, error } : { offsets };
+    return { writeFailed: false };
+  }
+
+  /** Writes what the run encoded for its last segment; the write failure, if any. */
+  private flushRun(run: AppendRun): Error | undefined {
+    try {
+      this.flush(run.active, run.segStart, run.fill);
+      return undefined;
+    } catch (err) {
+      return this.writeFailed(run, err);
+    }
+  }
+
+  /** Nothing of a failed write counts: the file is cut back to the last flushed record and its offsets forgotten. */
+  private writeFailed(run: AppendRun, err: unknown): Error {
+    this.tailSuspect = true;
+    run.active.index.discardPendingFrom(run.active.size);
+    run.offsets.length = run.flushed;
+    try {
+      run.active.truncate(run.active.size);
+    } catch {
+      // The next append compares the physical size with the tracked one and repairs it then.
+    }
+    return asStorageError(err, 'write failed');
   }
 
   /** Makes every append so far durable, sharing the fsync with concurrent callers. */
   async sync(): Promise<void> {
     if (this.closed) throw new StorageError(`the log at ${this.dir} is closed`);
+    const fenced = this.fenced;
+    if (fenced) throw fenced;
     if (this.durableSeq === this.writeSeq) return;
     await this.committer.request();
   }
@@ -280,6 +331,7 @@ export class SegmentedLog implements PartitionLog {
     const seg = this.active;
     seg.index.truncateFrom(target - seg.base);
     seg.truncate(target - seg.base);
+    if (this.durableEnd > target) this.durableEnd = target;
     if (dropped) {
       // A checkpoint past the new LEO would make recovery trust bytes that no longer exist.
       writeCheckpoint(this.dir, seg.base);
@@ -288,11 +340,18 @@ export class SegmentedLog implements PartitionLog {
     this.writeSeq++;
   }
 
-  /** Waits for running fsyncs, fsyncs log and time index, writes the checkpoint and `.clean-shutdown`, closes. */
+  /**
+   * Waits for running fsyncs, fsyncs log and time index, writes the checkpoint and `.clean-shutdown`, closes. A
+   * fenced log only closes its files: no fsync can vouch for it now, so the next open recovers it as after a crash.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.committer.close();
+    if (this.fenced) {
+      await Promise.all(this.segments.map((seg) => seg.close()));
+      return;
+    }
     this.active.syncAllSync();
     writeCheckpoint(this.dir, this.active.end);
     writeCleanShutdownMarker(this.dir);
@@ -305,8 +364,10 @@ export class SegmentedLog implements PartitionLog {
 
   private async fsyncActive(): Promise<void> {
     const seq = this.writeSeq;
+    const end = this.active.end;
     await this.active.syncLog();
     if (seq > this.durableSeq) this.durableSeq = seq;
+    if (end > this.durableEnd) this.durableEnd = end;
   }
 
   private flush(seg: Segment, from: number, to: number): void {
@@ -317,7 +378,13 @@ export class SegmentedLog implements PartitionLog {
   /** Rolls to a new segment at the active one's end: fsync, checkpoint, create, directory fsync. */
   private roll(): Segment {
     const old = this.active;
-    old.syncAllSync();
+    try {
+      old.syncAllSync();
+    } catch (err) {
+      this.rollFence ??= new LogFencedError('fsync at a segment roll failed: the log is fenced until it is reopened', { cause: err });
+      throw this.rollFence;
+    }
+    this.durableEnd = old.end;
     writeCheckpoint(this.dir, old.end);
     const seg = Segment.create(this.dir, old.end, this.now());
     fsyncDirSync(this.dir);
@@ -354,5 +421,5 @@ function checkMaxSegmentSize(bytes: number): number {
 }
 
 function asStorageError(err: unknown, what: string): Error {
-  return err instanceof StorageError ? err : new StorageError(`${what}: ${(err as Error).message}`, { cause: err });
+  return err instanceof StorageError || err instanceof LogFencedError ? err : new StorageError(`${what}: ${(err as Error).message}`, { cause: err });
 }

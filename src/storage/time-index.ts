@@ -8,7 +8,7 @@
  * monotonic in both fields and a binary search is valid. Entries are mirrored in memory as plain numbers
  * (millisecond timestamps stay far below 2^53) so the append path builds no bigints.
  */
-import fs from 'node:fs';
+import { storageFs as fs } from './file-io.js';
 import { writeFullySync } from './file-io.js';
 
 export const TIME_INDEX_ENTRY_BYTES = 12;

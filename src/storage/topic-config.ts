@@ -12,7 +12,7 @@
  * not written at all (a stale one is removed). Reading ignores blank lines, `#` comments, unknown keys and values
  * that do not parse, so those options keep their defaults. Writes go through a temp file and an atomic rename.
  */
-import fs from 'node:fs';
+import { storageFs as fs } from './file-io.js';
 import path from 'node:path';
 import { StorageError } from '../errors.js';
 import { fsyncDirSync, writeFileAtomicSync } from './file-io.js';

@@ -101,7 +101,7 @@ describe('topic administration', () => {
   it('refuses the 1025th topic with ERR 6', async () => {
     // Logs that touch no disk: the cap is the registry's, and 1024 real partitions cost seconds to open.
     const noDisk: PartitionLog = {
-      backend: 'segmented', dir: '', logStartOffset: 0n, logEndOffset: 0n, fsyncCount: 0,
+      backend: 'segmented', dir: '', logStartOffset: 0n, logEndOffset: 0n, fsyncCount: 0, durableEndOffset: 0n, fenced: undefined,
       append: () => ({ offsets: [] }), sync: async () => undefined, read: () => [],
       offsetForTimestamp: () => ({ offset: 0n, found: false }), close: async () => undefined,
     };

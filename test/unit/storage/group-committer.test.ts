@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { StorageError } from '../../../src/errors.js';
+import { LogFencedError, StorageError } from '../../../src/errors.js';
 import { DEFAULT_GROUP_COMMIT_POLICY, GroupCommitter } from '../../../src/storage/group-committer.js';
 
 /** An fsync the test completes by hand, so it can see who waits for which one. */
@@ -46,15 +46,21 @@ describe('GroupCommitter, eager policy', () => {
     expect(gc.fsyncCount).toBe(2);
   });
 
-  it('rejects every waiter of a failed fsync with a StorageError and recovers for the next request', async () => {
+  it('a failed fsync fences it: its waiters, the ones queued behind it and every later request are rejected', async () => {
     const { fsync, pending } = manualFsync();
     const gc = new GroupCommitter(fsync, { policy: 'eager' });
     const a = gc.request();
-    pending[0]!.reject(Object.assign(new Error('EIO'), { code: 'EIO' }));
-    await expect(a).rejects.toBeInstanceOf(StorageError);
-    const b = gc.request();
-    pending[1]!.resolve();
-    await expect(b).resolves.toBeUndefined();
+    const queued = gc.request();
+    const eio = Object.assign(new Error('EIO'), { code: 'EIO' });
+    pending[0]!.reject(eio);
+    await expect(a).rejects.toBeInstanceOf(LogFencedError);
+    await expect(queued).rejects.toBeInstanceOf(LogFencedError);
+    expect(gc.fenced?.cause).toBe(eio);
+    // No later fsync may vouch for the writes the failed one covered: nothing is even attempted.
+    await expect(gc.request()).rejects.toBeInstanceOf(LogFencedError);
+    expect(pending).toHaveLength(1);
+    expect(gc.fsyncCount).toBe(1);
+    await gc.close();
   });
 
   it('close waits for the running fsync and refuses new requests', async () => {
