@@ -6,6 +6,7 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import type { PartitionLog } from '../storage/partition-log.js';
+import { Admission } from './admission.js';
 import { Authenticator } from './auth.js';
 import { RetentionCleaner } from './cleaner.js';
 import { type BrokerConfig, type BrokerOptions, resolveConfig } from './config.js';
@@ -16,6 +17,7 @@ import { type HandlerRegistry, createHandlerRegistry } from './handler-registry.
 import { coreHandlers } from './handlers/index.js';
 import type { LogFactory } from './log-factory.js';
 import { type ProducerStateOptions, ProducerStateRuntime } from './producer-state/runtime.js';
+import { SendBudget } from './send-budget.js';
 import { type CloseReason, ServerConnection } from './server-connection.js';
 import { storageLogFactory } from './storage-log-factory.js';
 import { type Topic, TopicRegistry } from './topics.js';
@@ -63,6 +65,8 @@ export class Broker implements BrokerCore, AsyncDisposable {
   private readonly cleaner: RetentionCleaner;
   private readonly server: net.Server;
   private readonly connections = new Set<ServerConnection>();
+  private readonly admission: Admission;
+  private readonly sendBudget: SendBudget;
   private readonly listeners = new Set<(event: BrokerEvent) => void>();
   private readonly internalPending = new Map<string, Promise<Topic>>();
   private registry!: HandlerRegistry;
@@ -86,6 +90,8 @@ export class Broker implements BrokerCore, AsyncDisposable {
       afterPass: () => this.transactions.pruneAbortIndex(),
     });
     this.transactions = new TransactionCoordinator(this, this.config.transactions);
+    this.admission = new Admission(this.config, this.logger);
+    this.sendBudget = new SendBudget(this.config.maxPendingSendBytesTotal, this.logger);
     this.server = net.createServer((socket) => this.accept(socket));
   }
 
@@ -111,6 +117,11 @@ export class Broker implements BrokerCore, AsyncDisposable {
 
   get connectionCount(): number {
     return this.connections.size;
+  }
+
+  /** Reply bytes queued in memory across every connection, as last reported to the broker-wide send budget. */
+  get pendingSendBytes(): number {
+    return this.sendBudget.total;
   }
 
   now(): bigint {
@@ -178,6 +189,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
         this.server.once('error', reject);
         this.server.listen(this.config.port, this.config.host, () => {
           this.server.off('error', reject);
+          this.server.on('error', (err) => this.admission.acceptFailed(err));
           resolve();
         });
       });
@@ -201,10 +213,12 @@ export class Broker implements BrokerCore, AsyncDisposable {
       socket.destroy();
       return;
     }
-    const conn = new ServerConnection(socket, this, this.registry);
+    if (!this.admission.admit(socket)) return;
+    const conn = new ServerConnection(socket, this, this.registry, this.sendBudget);
     this.connections.add(conn);
     this.emit({ type: 'connection-opened', remoteAddress: conn.remoteAddress, connections: this.connections.size });
     void conn.whenClosed.then(() => {
+      this.admission.release(conn.remoteAddress);
       this.connections.delete(conn);
       this.emit({ type: 'connection-closed', remoteAddress: conn.remoteAddress, reason: conn.closeReason, connections: this.connections.size });
     });
@@ -214,6 +228,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
     this.emit({ type: 'stopping' });
     const cleanerStopped = this.cleaner.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.admission.closeRefused();
     await Promise.all([...this.connections].map((c) => c.drainAndClose()));
     await closed;
     try {
