@@ -21,6 +21,7 @@ import { ConnectionWatchdogs, formatSeconds } from './connection-watchdogs.js';
 import { HandshakeClock } from './handshake-clock.js';
 import { publicErrorMessage, withoutServerPaths } from './public-message.js';
 import { ReplyOrder } from './reply-order.js';
+import { RequestQueue } from './request-queue.js';
 import type { BudgetedConnection, SendBudget } from './send-budget.js';
 
 const HeartbeatRequest = emptyMessage(Op.HEARTBEAT_REQ, 'HEARTBEAT_REQ');
@@ -54,8 +55,7 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
   closeReason: CloseReason | undefined;
 
   private readonly decoder: FrameDecoder;
-  private readonly queue: Frame[] = [];
-  private queuedBytes = 0;
+  private readonly queue = new RequestQueue();
   private busy = false;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: (() => void) | undefined;
@@ -261,8 +261,7 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
       if (this.isClosed) return;
       if (this.busy) {
         this.queue.push(frame);
-        this.queuedBytes += frame.payload.length + 21;
-        if (this.queuedBytes > MAX_QUEUED_REQUEST_BYTES) this.socket.pause();
+        if (this.queue.bytes > MAX_QUEUED_REQUEST_BYTES) this.socket.pause();
       } else {
         const pending = this.dispatch(frame);
         if (pending) this.runQueue(pending);
@@ -280,12 +279,10 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
         if (current) await current;
         const next = this.queue.shift();
         if (!next || this.isClosed) break;
-        this.queuedBytes -= next.payload.length + 21;
-        if (this.queuedBytes <= MAX_QUEUED_REQUEST_BYTES / 2 && this.socket.isPaused() && !this.isClosed) this.socket.resume();
+        if (this.queue.bytes <= MAX_QUEUED_REQUEST_BYTES / 2 && this.socket.isPaused() && !this.isClosed) this.socket.resume();
         current = this.dispatch(next);
       }
-      this.queue.length = 0;
-      this.queuedBytes = 0;
+      this.queue.clear();
       this.busy = false;
       this.markIdle?.();
     };
@@ -387,7 +384,7 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
     this.budget?.remove(this);
     this.stopTimers();
     this.socket.pause();
-    this.queue.length = 0;
+    this.queue.clear();
     const listeners = this.closeListeners.splice(0);
     void (async () => {
       for (const listener of listeners) {
