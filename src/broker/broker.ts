@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import net from 'node:net';
+import { ShutdownIncompleteError } from '../errors.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { Admission } from './admission.js';
 import { Authenticator } from './auth.js';
@@ -224,6 +225,10 @@ export class Broker implements BrokerCore, AsyncDisposable {
     });
   }
 
+  /**
+   * Every step runs even when an earlier one failed (a final fsync on a full disk must not leave logs open or the
+   * lock held); the failures are reported together as one ShutdownIncompleteError once the broker is down.
+   */
   private async shutdown(): Promise<void> {
     this.emit({ type: 'stopping' });
     const cleanerStopped = this.cleaner.stop();
@@ -231,25 +236,34 @@ export class Broker implements BrokerCore, AsyncDisposable {
     this.admission.closeRefused();
     await Promise.all([...this.connections].map((c) => c.drainAndClose()));
     await closed;
-    try {
-      await this.transactions.stop();
-      await this.producerState.stop();
-      await this.consumer?.stop();
-    } finally {
+    const failures: unknown[] = [];
+    const step = async (work: () => Promise<void> | undefined): Promise<void> => {
       try {
-        await cleanerStopped;
-        await this.topics.closeAll();
-      } finally {
-        await this.lock?.release();
+        await work();
+      } catch (err) {
+        failures.push(err);
       }
-    }
-    this.logger.info('broker stopped', { dataDir: this.config.dataDir });
+    };
+    await step(() => this.transactions.stop());
+    await step(() => this.producerState.stop());
+    await step(() => this.consumer?.stop());
+    await step(() => cleanerStopped);
+    await step(() => this.topics.closeAll());
+    await step(() => this.lock?.release());
+    const incomplete = failures.length > 0 ? new ShutdownIncompleteError(failures) : undefined;
+    if (incomplete) this.logger.error('broker stopped, but its final sync failed', { error: incomplete.failures.map(errorText).join('; ') });
+    else this.logger.info('broker stopped', { dataDir: this.config.dataDir });
     this.emit({ type: 'stopped' });
+    if (incomplete) throw incomplete;
   }
 
   private emit(event: BrokerEvent): void {
     for (const l of this.listeners) l(event);
   }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** crater's name and version for IDENTIFY_ACK, from package.json (two levels up from src/broker and dist/broker). */

@@ -292,11 +292,15 @@ export class SegmentedLog implements PartitionLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.committer.close();
-    this.active.syncAllSync();
-    writeCheckpoint(this.dir, this.active.end);
-    writeCleanShutdownMarker(this.dir);
-    await Promise.all(this.segments.map((seg) => seg.close()));
+    try {
+      await this.committer.close();
+      this.active.syncAllSync();
+      writeCheckpoint(this.dir, this.active.end);
+      writeCleanShutdownMarker(this.dir);
+    } finally {
+      // A failed final sync (ENOSPC) still closes every file: the next open's recovery decides what survived.
+      await Promise.all(this.segments.map((seg) => seg.close()));
+    }
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -1,9 +1,10 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand, type StopReason, formatHostPort } from '../../cli/index.js';
+import { ShutdownIncompleteError } from '../../errors.js';
 
 export default class BrokerStart extends BaseCommand {
   static override summary = 'Run a broker in the foreground.';
-  static override description = `Prints one line, CRATER_BROKER=host:port (a JSON object with --json), on stdout once it listens; logs go to stderr. SIGINT or SIGTERM stop it gracefully (exit 0). A second broker on the same data directory fails at once (exit 1).
+  static override description = `Prints one line, CRATER_BROKER=host:port (a JSON object with --json), on stdout once it listens; logs go to stderr. SIGINT or SIGTERM stop it gracefully (exit 0, also when the final sync fails on a full disk: that is logged as one line). A second broker on the same data directory fails at once (exit 1).
 
 Settings, highest precedence first: flags, CRATER_* environment variables, the --config JSON file (MoonMQ appsettings.json "Server" {Host, Port, DataDir, MaxFrameSize, Acks, MaxSegmentSize, Retention, Topics, MaxConnections, MaxConnectionsPerIp, MaxPendingSendBytesTotal} and "Auth" {Username, PasswordHash} are read), defaults.
 
@@ -75,7 +76,7 @@ Connections past --max-connections (960) or --max-connections-per-ip (32) are re
       else this.out(`CRATER_BROKER=${address}`);
       await stopped;
       this.diag('stopping broker');
-      await broker.stop();
+      await stopBroker(broker);
       process.stdin.pause();
     } finally {
       await temp?.remove();
@@ -85,5 +86,17 @@ Connections past --max-connections (960) or --max-connections-per-ip (32) are re
 
   protected override logJson(json: unknown): void {
     if (json !== undefined) super.logJson(json);
+  }
+}
+
+/**
+ * A stop whose final sync failed (a full disk) still closed every file and released the lock, and the broker logged
+ * it as one line: everything acknowledged was durable already, so that is exit 0, not a stack trace.
+ */
+async function stopBroker(broker: { stop(): Promise<void> }): Promise<void> {
+  try {
+    await broker.stop();
+  } catch (err) {
+    if (!(err instanceof ShutdownIncompleteError)) throw err;
   }
 }
