@@ -42,6 +42,8 @@ export type BrokerEvent =
   | { type: 'listening'; address: BrokerAddress }
   | { type: 'connection-opened'; remoteAddress: string; connections: number }
   | { type: 'connection-closed'; remoteAddress: string; reason: CloseReason | undefined; connections: number }
+  /** The retention cleaner checked its schedule (every cleanerTickMs): how many topics it cleaned, what it deleted. */
+  | { type: 'retention-pass'; topics: number; deletedSegments: number; deletedBytes: number }
   | { type: 'stopping' }
   | { type: 'stopped' };
 
@@ -89,6 +91,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
       now: () => Number(this.clock()),
       logger: this.logger,
       afterPass: () => this.transactions.pruneAbortIndex(),
+      onPass: (pass) => this.emit({ type: 'retention-pass', ...pass }),
     });
     this.transactions = new TransactionCoordinator(this, this.config.transactions);
     this.admission = new Admission(this.config, this.logger);

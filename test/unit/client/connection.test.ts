@@ -179,12 +179,21 @@ describe('Connection', () => {
     let i = 0;
     while (conn.queuedBytes === 0 && i < 2_000) replies.push(conn.request(ProduceRequest, big(i++), ProduceAckReply));
     expect(conn.queuedBytes).toBeGreaterThan(0);
-    let writable = false;
-    const waiting = conn.writable().then(() => (writable = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(writable).toBe(false);
+    // writable() settles on the socket's 'drain', which cannot come while the server reads nothing: it must settle
+    // only after the resume below, with the held-back frames all handed to the socket.
+    let resumed = false;
+    let settledAfterResume: boolean | undefined;
+    const waiting = conn.writable().then(() => {
+      settledAfterResume = resumed;
+      expect(conn.queuedBytes).toBe(0);
+    });
+    // One turn of the event loop: a writable() that did not wait for 'drain' would have settled by now.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settledAfterResume).toBeUndefined();
+    resumed = true;
     server.sockets[0]!.resume();
     await waiting;
+    expect(settledAfterResume).toBe(true);
     await Promise.all(replies);
     expect(conn.queuedBytes).toBe(0);
     expect(server.frames).toHaveLength(i);
