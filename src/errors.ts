@@ -92,6 +92,23 @@ export class StorageError extends CraterError {
   }
 }
 
+/**
+ * `Broker.stop` ran every step (connections drained, state flushed, every log closed, the lock released) but some
+ * failed, typically the final fsync or checkpoint on a full disk. Whatever was acknowledged was durable before; the
+ * next start's recovery settles the rest. `failures` holds each step's error.
+ */
+export class ShutdownIncompleteError extends StorageError {
+  readonly failures: readonly unknown[];
+
+  constructor(failures: readonly unknown[]) {
+    const first = failures[0];
+    super(`the broker stopped, but its final sync failed: ${first instanceof Error ? first.message : String(first)}`, {
+      cause: failures.length === 1 ? first : new AggregateError(failures, `${failures.length} shutdown steps failed`),
+    });
+    this.failures = failures;
+  }
+}
+
 /** The caller asked for something crater will not do (a wrong flag, a header sent to a MoonMQ broker, …). */
 export class UsageError extends CraterError {
   constructor(message: string) {

@@ -13,6 +13,7 @@ export {
   type CraterErrorCode,
   DecodeError,
   FrameTooLargeError,
+  ShutdownIncompleteError,
   StorageError,
   TimeoutError,
   UsageError,

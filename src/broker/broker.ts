@@ -5,7 +5,9 @@
  */
 import fs from 'node:fs/promises';
 import net from 'node:net';
+import { ShutdownIncompleteError } from '../errors.js';
 import type { PartitionLog } from '../storage/partition-log.js';
+import { Admission } from './admission.js';
 import { Authenticator } from './auth.js';
 import { RetentionCleaner } from './cleaner.js';
 import { type BrokerConfig, type BrokerOptions, resolveConfig } from './config.js';
@@ -16,6 +18,7 @@ import { type HandlerRegistry, createHandlerRegistry } from './handler-registry.
 import { coreHandlers } from './handlers/index.js';
 import type { LogFactory } from './log-factory.js';
 import { type ProducerStateOptions, ProducerStateRuntime } from './producer-state/runtime.js';
+import { SendBudget } from './send-budget.js';
 import { type CloseReason, ServerConnection } from './server-connection.js';
 import { storageLogFactory } from './storage-log-factory.js';
 import { type Topic, TopicRegistry } from './topics.js';
@@ -39,6 +42,8 @@ export type BrokerEvent =
   | { type: 'listening'; address: BrokerAddress }
   | { type: 'connection-opened'; remoteAddress: string; connections: number }
   | { type: 'connection-closed'; remoteAddress: string; reason: CloseReason | undefined; connections: number }
+  /** The retention cleaner checked its schedule (every cleanerTickMs): how many topics it cleaned, what it deleted. */
+  | { type: 'retention-pass'; topics: number; deletedSegments: number; deletedBytes: number }
   | { type: 'stopping' }
   | { type: 'stopped' };
 
@@ -63,6 +68,8 @@ export class Broker implements BrokerCore, AsyncDisposable {
   private readonly cleaner: RetentionCleaner;
   private readonly server: net.Server;
   private readonly connections = new Set<ServerConnection>();
+  private readonly admission: Admission;
+  private readonly sendBudget: SendBudget;
   private readonly listeners = new Set<(event: BrokerEvent) => void>();
   private readonly internalPending = new Map<string, Promise<Topic>>();
   private registry!: HandlerRegistry;
@@ -84,8 +91,11 @@ export class Broker implements BrokerCore, AsyncDisposable {
       now: () => Number(this.clock()),
       logger: this.logger,
       afterPass: () => this.transactions.pruneAbortIndex(),
+      onPass: (pass) => this.emit({ type: 'retention-pass', ...pass }),
     });
     this.transactions = new TransactionCoordinator(this, this.config.transactions);
+    this.admission = new Admission(this.config, this.logger);
+    this.sendBudget = new SendBudget(this.config.maxPendingSendBytesTotal, this.logger);
     this.server = net.createServer((socket) => this.accept(socket));
   }
 
@@ -111,6 +121,11 @@ export class Broker implements BrokerCore, AsyncDisposable {
 
   get connectionCount(): number {
     return this.connections.size;
+  }
+
+  /** Reply bytes queued in memory across every connection, as last reported to the broker-wide send budget. */
+  get pendingSendBytes(): number {
+    return this.sendBudget.total;
   }
 
   now(): bigint {
@@ -178,6 +193,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
         this.server.once('error', reject);
         this.server.listen(this.config.port, this.config.host, () => {
           this.server.off('error', reject);
+          this.server.on('error', (err) => this.admission.acceptFailed(err));
           resolve();
         });
       });
@@ -201,40 +217,56 @@ export class Broker implements BrokerCore, AsyncDisposable {
       socket.destroy();
       return;
     }
-    const conn = new ServerConnection(socket, this, this.registry);
+    if (!this.admission.admit(socket)) return;
+    const conn = new ServerConnection(socket, this, this.registry, this.sendBudget);
     this.connections.add(conn);
     this.emit({ type: 'connection-opened', remoteAddress: conn.remoteAddress, connections: this.connections.size });
     void conn.whenClosed.then(() => {
+      this.admission.release(conn.remoteAddress);
       this.connections.delete(conn);
       this.emit({ type: 'connection-closed', remoteAddress: conn.remoteAddress, reason: conn.closeReason, connections: this.connections.size });
     });
   }
 
+  /**
+   * Every step runs even when an earlier one failed (a final fsync on a full disk must not leave logs open or the
+   * lock held); the failures are reported together as one ShutdownIncompleteError once the broker is down.
+   */
   private async shutdown(): Promise<void> {
     this.emit({ type: 'stopping' });
     const cleanerStopped = this.cleaner.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.admission.closeRefused();
     await Promise.all([...this.connections].map((c) => c.drainAndClose()));
     await closed;
-    try {
-      await this.transactions.stop();
-      await this.producerState.stop();
-      await this.consumer?.stop();
-    } finally {
+    const failures: unknown[] = [];
+    const step = async (work: () => Promise<void> | undefined): Promise<void> => {
       try {
-        await cleanerStopped;
-        await this.topics.closeAll();
-      } finally {
-        await this.lock?.release();
+        await work();
+      } catch (err) {
+        failures.push(err);
       }
-    }
-    this.logger.info('broker stopped', { dataDir: this.config.dataDir });
+    };
+    await step(() => this.transactions.stop());
+    await step(() => this.producerState.stop());
+    await step(() => this.consumer?.stop());
+    await step(() => cleanerStopped);
+    await step(() => this.topics.closeAll());
+    await step(() => this.lock?.release());
+    const incomplete = failures.length > 0 ? new ShutdownIncompleteError(failures) : undefined;
+    if (incomplete) this.logger.error('broker stopped, but its final sync failed', { error: incomplete.failures.map(errorText).join('; ') });
+    else this.logger.info('broker stopped', { dataDir: this.config.dataDir });
     this.emit({ type: 'stopped' });
+    if (incomplete) throw incomplete;
   }
 
   private emit(event: BrokerEvent): void {
     for (const l of this.listeners) l(event);
   }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** crater's name and version for IDENTIFY_ACK, from package.json (two levels up from src/broker and dist/broker). */

@@ -24,6 +24,8 @@ export interface CleanerOptions {
   logger: Logger;
   /** After a pass that deleted segments (the transaction coordinator prunes its abort index then). */
   afterPass?: ((pass: CleanerPass) => Promise<unknown>) | undefined;
+  /** After every pass, whether or not it found anything to do (the broker's `retention-pass` event). */
+  onPass?: ((pass: CleanerPass) => void) | undefined;
 }
 
 export interface CleanerPass {
@@ -105,6 +107,7 @@ export class RetentionCleaner {
         this.options.logger.warn('after-cleaner hook failed', { error: err instanceof Error ? err.message : String(err) });
       });
     }
+    this.options.onPass?.(result);
     return result;
   }
 

@@ -43,6 +43,11 @@ export interface BrokerOptions {
   authMaxFailures?: number;
   authLockoutMs?: number;
   maxPendingSendBytes?: number;
+  /** Reply bytes queued in memory across all connections; past it the connection holding the most is closed. */
+  maxPendingSendBytesTotal?: number;
+  /** semantics.md §12: open connections allowed in total (960) and from one IP address (32); more get ERR 6. */
+  maxConnections?: number;
+  maxConnectionsPerIp?: number;
   /** wire.md §1 send deadline: a connection whose unsent bytes have not drained for this long is closed. */
   sendTimeoutMs?: number;
   /** How often the retention cleaner checks its schedule (storage.md §8.1: 5 s). */
@@ -77,6 +82,9 @@ export interface BrokerConfig {
   readonly authMaxFailures: number;
   readonly authLockoutMs: number;
   readonly maxPendingSendBytes: number;
+  readonly maxPendingSendBytesTotal: number;
+  readonly maxConnections: number;
+  readonly maxConnectionsPerIp: number;
   readonly sendTimeoutMs: number;
   readonly cleanerTickMs: number;
   readonly cleanerIntervalMs: number | undefined;
@@ -97,6 +105,9 @@ export const BrokerDefaults = {
   authMaxFailures: 5,
   authLockoutMs: 60_000,
   maxPendingSendBytes: Limits.pendingSendBytes,
+  maxPendingSendBytesTotal: 128 * 1_048_576,
+  maxConnections: 960,
+  maxConnectionsPerIp: 32,
   sendTimeoutMs: 30_000,
   cleanerTickMs: 5_000,
 } as const;
@@ -105,6 +116,11 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
   const positive = (name: string, v: number | undefined, fallback: number): number => {
     const value = v ?? fallback;
     if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${v}`);
+    return value;
+  };
+  const count = (name: string, v: number | undefined, fallback: number): number => {
+    const value = v ?? fallback;
+    if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${v}`);
     return value;
   };
   const port = options.port ?? BrokerDefaults.port;
@@ -128,6 +144,9 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     authMaxFailures: positive('authMaxFailures', options.authMaxFailures, BrokerDefaults.authMaxFailures),
     authLockoutMs: positive('authLockoutMs', options.authLockoutMs, BrokerDefaults.authLockoutMs),
     maxPendingSendBytes: positive('maxPendingSendBytes', options.maxPendingSendBytes, BrokerDefaults.maxPendingSendBytes),
+    maxPendingSendBytesTotal: positive('maxPendingSendBytesTotal', options.maxPendingSendBytesTotal, BrokerDefaults.maxPendingSendBytesTotal),
+    maxConnections: count('maxConnections', options.maxConnections, BrokerDefaults.maxConnections),
+    maxConnectionsPerIp: count('maxConnectionsPerIp', options.maxConnectionsPerIp, BrokerDefaults.maxConnectionsPerIp),
     sendTimeoutMs: positive('sendTimeoutMs', options.sendTimeoutMs, BrokerDefaults.sendTimeoutMs),
     cleanerTickMs: positive('cleanerTickMs', options.cleanerTickMs, BrokerDefaults.cleanerTickMs),
     cleanerIntervalMs: options.cleanerIntervalMs === undefined ? undefined : positive('cleanerIntervalMs', options.cleanerIntervalMs, 0),

@@ -64,4 +64,10 @@ export const SESSION_ORDERED_REPLIES = 'ordered-replies';
 
 export interface OrderedReplies {
   after<T>(work: Promise<T>, reply: (value: T) => void, op: number, correl: Buffer): Promise<void> | undefined;
+  /**
+   * Undefined when no reply is waiting on work; otherwise settles once every earlier reply is out (never rejects).
+   * FETCH polls only then, so its records are never held in memory behind an fsync and its cursors commit only for
+   * a reply that went straight to the socket.
+   */
+  settled(): Promise<void> | undefined;
 }

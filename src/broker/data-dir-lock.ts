@@ -14,17 +14,11 @@ export class DataDirLock {
   static async acquire(dataDir: string): Promise<DataDirLock> {
     const file = path.join(dataDir, LOCK_FILE);
     for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fh = await fs.open(file, 'wx');
-        try {
-          await fh.writeFile(`${process.pid}\n`);
-        } finally {
-          await fh.close();
-        }
-        return new DataDirLock(file);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
+      const fh = await fs.open(file, 'wx').catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+        return undefined;
+      });
+      if (fh) return DataDirLock.writePid(fh, file);
       const owner = await readPid(file);
       if (owner !== undefined && isAlive(owner)) {
         throw new StorageError(`data directory ${dataDir} is in use by another broker (pid ${owner}, lock file ${file})`);
@@ -32,6 +26,19 @@ export class DataDirLock {
       await fs.rm(file, { force: true });
     }
     throw new StorageError(`could not take the lock ${file}: another broker raced for it`);
+  }
+
+  /** Writes the pid into the freshly created lock; on a failure (a full disk) the lock goes and the cause is named. */
+  private static async writePid(fh: fs.FileHandle, file: string): Promise<DataDirLock> {
+    try {
+      await fh.writeFile(`${process.pid}\n`);
+    } catch (err) {
+      await fh.close();
+      await fs.rm(file, { force: true });
+      throw new StorageError(`cannot write the lock file ${file}: ${(err as Error).message}`, { cause: err });
+    }
+    await fh.close();
+    return new DataDirLock(file);
   }
 
   async release(): Promise<void> {

@@ -19,6 +19,9 @@ export interface LaunchInputs {
   maxFrameSize?: number | undefined;
   segmentBytes?: number | undefined;
   retention?: string | undefined;
+  maxConnections?: number | undefined;
+  maxConnectionsPerIp?: number | undefined;
+  maxPendingSendBytesTotal?: number | undefined;
 }
 
 /** The parts of a MoonMQ-style appsettings.json crater understands. */
@@ -33,6 +36,9 @@ export interface AppSettings {
     RetentionSeconds?: number;
     Retention?: string | number;
     Topics?: Array<string | { Name: string; Partitions?: number }>;
+    MaxConnections?: number;
+    MaxConnectionsPerIp?: number;
+    MaxPendingSendBytesTotal?: number;
   };
   Auth?: { Username?: string; PasswordHash?: string };
 }
@@ -109,5 +115,8 @@ export function launchOptions(inputs: LaunchInputs, file: AppSettings = {}): Lau
     segmentBytes: inputs.segmentBytes ?? server.MaxSegmentSize,
     retentionMs: inputs.retention !== undefined ? parseRetentionMs(inputs.retention) : fileRetention,
     topics: inputs.topics && inputs.topics.length > 0 ? inputs.topics.map(parseTopicSpec) : fileTopics,
+    maxConnections: inputs.maxConnections ?? server.MaxConnections,
+    maxConnectionsPerIp: inputs.maxConnectionsPerIp ?? server.MaxConnectionsPerIp,
+    maxPendingSendBytesTotal: inputs.maxPendingSendBytesTotal ?? server.MaxPendingSendBytesTotal,
   };
 }

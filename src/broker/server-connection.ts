@@ -2,7 +2,9 @@
  * One client connection: framing, the state machine (wire.md §1), in-order dispatch, watchdogs (their timers are in
  * connection-watchdogs.ts) and a bounded send queue. Frames are decoded as they arrive; a request whose handler
  * returns a promise holds back the ones behind it (a PRODUCE awaiting fsync is never overtaken), while synchronous
- * handlers run without any promise overhead. Replies written within one tick are corked into one writev.
+ * handlers run without any promise overhead. Replies written within one tick are corked into one writev. Replies
+ * held behind a deferred one (reply-order.ts) count against the send budget with the socket's unsent bytes; the
+ * broker-wide budget (send-budget.ts) hears of both whenever they change.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
@@ -17,6 +19,10 @@ import { type ConnectionHandle, type ConnectionState, HandlerError, type Request
 import { type HandlerRegistry, isAllowedIn } from './handler-registry.js';
 import { ConnectionWatchdogs, formatSeconds } from './connection-watchdogs.js';
 import { HandshakeClock } from './handshake-clock.js';
+import { publicErrorMessage, withoutServerPaths } from './public-message.js';
+import { ReplyOrder } from './reply-order.js';
+import { RequestQueue } from './request-queue.js';
+import type { BudgetedConnection, SendBudget } from './send-budget.js';
 
 const HeartbeatRequest = emptyMessage(Op.HEARTBEAT_REQ, 'HEARTBEAT_REQ');
 const HeartbeatResponse = emptyMessage(Op.HEARTBEAT_RESP, 'HEARTBEAT_RESP');
@@ -40,9 +46,8 @@ export type CloseReason =
   | 'broker-stopping';
 
 export const SESSION_HANDSHAKE_CLOCK = 'handshake-clock';
-const MAX_DEFERRED_REPLIES = 1_024;
 
-export class ServerConnection implements ConnectionHandle {
+export class ServerConnection implements ConnectionHandle, BudgetedConnection {
   readonly id: Buffer = randomBytes(16);
   readonly remoteAddress: string;
   private currentState: ConnectionState = 'new';
@@ -50,8 +55,7 @@ export class ServerConnection implements ConnectionHandle {
   closeReason: CloseReason | undefined;
 
   private readonly decoder: FrameDecoder;
-  private readonly queue: Frame[] = [];
-  private queuedBytes = 0;
+  private readonly queue = new RequestQueue();
   private busy = false;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: (() => void) | undefined;
@@ -61,9 +65,10 @@ export class ServerConnection implements ConnectionHandle {
   private readonly handshake: HandshakeClock;
   private readonly closeListeners: Array<() => void | Promise<void>> = [];
   /** Replies still waiting on their work (fsync); later frames are written only after them, in request order. */
-  private deferred = 0;
-  private replyTail: Promise<void> = Promise.resolve();
-  private inDeferredReply = false;
+  private readonly replies: ReplyOrder;
+  private reportedPending = 0;
+  /** Socket bytes the kernel had not taken at the last uncork: the backlog, as opposed to this tick's writes. */
+  private unsentAtUncork = 0;
   private readonly closedPromise: Promise<void>;
   private resolveClosed!: () => void;
 
@@ -71,8 +76,17 @@ export class ServerConnection implements ConnectionHandle {
     private readonly socket: Socket,
     private readonly broker: BrokerCore,
     private readonly registry: HandlerRegistry,
+    private readonly budget?: SendBudget,
   ) {
     this.remoteAddress = socket.remoteAddress ?? 'unknown';
+    const conn = this;
+    this.replies = new ReplyOrder({
+      writeNow: (buf) => this.writeNow(buf),
+      replyFailed: (err, op, correl) => this.handlerFailed(err, op, correl),
+      get closed() {
+        return conn.isClosed;
+      },
+    });
     this.decoder = new FrameDecoder(broker.config.maxFrameSize);
     this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
     this.watchdogs = new ConnectionWatchdogs(socket, broker.config, {
@@ -100,7 +114,10 @@ export class ServerConnection implements ConnectionHandle {
       this.fail(ErrorCode.BAD_PROTOCOL, `handshake not completed within ${formatSeconds(broker.config.handshakeTimeoutMs)}`, 'handshake-timeout'),
     );
     this.session.set(SESSION_HANDSHAKE_CLOCK, this.handshake);
-    this.session.set(SESSION_ORDERED_REPLIES, { after: this.after.bind(this) } satisfies OrderedReplies);
+    this.session.set(SESSION_ORDERED_REPLIES, {
+      after: (work, reply, op, correl) => this.replies.after(work, reply, op, correl),
+      settled: () => this.replies.settled(),
+    } satisfies OrderedReplies);
     this.watchdogs.armRead();
   }
 
@@ -108,8 +125,9 @@ export class ServerConnection implements ConnectionHandle {
     return this.isClosed;
   }
 
+  /** Unsent socket bytes plus frames held behind a reply that waits on its fsync. */
   get pendingSendBytes(): number {
-    return this.socket.writableLength;
+    return this.socket.writableLength + this.replies.heldBytes;
   }
 
   /** Resolves once the socket has fully closed and close listeners ran. */
@@ -128,14 +146,20 @@ export class ServerConnection implements ConnectionHandle {
   }
 
   sendError(code: number, message: string, correl: Buffer): void {
-    this.send(ErrorFrame, correl, { code, message });
+    this.send(ErrorFrame, correl, { code, message: withoutServerPaths(message, this.broker.dataDir) });
   }
 
-  flushed(): Promise<void> {
-    if (this.isClosed) return Promise.reject(new Error('connection closed'));
-    if (this.socket.writableLength === 0 && !this.corked) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.socket.write(EMPTY, (err) => (err ? reject(err) : resolve()));
+  /**
+   * Resolves once everything queued so far, held replies included, reached the kernel. A socket destroyed with a
+   * corked write in flight calls that write back without an error, so a callback after close counts as a failure.
+   */
+  async flushed(): Promise<void> {
+    const held = this.replies.settled();
+    if (held) await held;
+    if (this.isClosed) throw new Error('connection closed');
+    if (this.socket.writableLength === 0 && !this.corked) return;
+    await new Promise<void>((resolve, reject) => {
+      this.socket.write(EMPTY, (err) => (err || this.isClosed ? reject(err ?? new Error('connection closed')) : resolve()));
     });
   }
 
@@ -153,7 +177,7 @@ export class ServerConnection implements ConnectionHandle {
     if (!this.isClosed) {
       this.socket.pause();
       await this.idle;
-      await this.replyTail;
+      await this.replies.drained;
       this.endGracefully('broker-stopping');
     }
     await this.closedPromise;
@@ -173,48 +197,27 @@ export class ServerConnection implements ConnectionHandle {
     }
   }
 
-  /**
-   * Lets a handler finish without holding back the frames behind it while its reply waits on `work` (a produce's
-   * fsync): the next PRODUCE appends at once and the group committer shares one fsync between them. Replies still
-   * leave in request order. Past MAX_DEFERRED_REPLIES the returned promise makes dispatch wait, bounding memory.
-   */
-  private after<T>(work: Promise<T>, reply: (value: T) => void, op: number, correl: Buffer): Promise<void> | undefined {
-    this.deferred++;
-    // Handled below once the earlier replies are out; this keeps an early rejection from counting as unhandled.
-    work.catch(() => undefined);
-    const step = this.replyTail
-      .then(() => work)
-      .then(
-        (value) => {
-          this.inDeferredReply = true;
-          try {
-            reply(value);
-          } finally {
-            this.inDeferredReply = false;
-          }
-        },
-        (err: unknown) => {
-          this.inDeferredReply = true;
-          try {
-            this.handlerFailed(err, op, correl);
-          } finally {
-            this.inDeferredReply = false;
-          }
-        },
-      )
-      .finally(() => {
-        this.deferred--;
-      });
-    this.replyTail = step;
-    return this.deferred > MAX_DEFERRED_REPLIES ? step : undefined;
-  }
-
   private write(buf: Buffer): void {
-    if (this.deferred > 0 && !this.inDeferredReply && !this.isClosed) {
-      this.replyTail = this.replyTail.then(() => this.writeNow(buf));
+    if (this.replies.holding && !this.isClosed) {
+      this.replies.hold(buf);
+      this.reportPending();
       return;
     }
     this.writeNow(buf);
+  }
+
+  /** Tells the broker-wide budget what this connection holds; while bytes are unsent, again once they drain. */
+  private reportPending(): void {
+    if (!this.budget || this.isClosed) return;
+    const bytes = this.pendingSendBytes;
+    if (bytes === this.reportedPending) return;
+    this.reportedPending = bytes;
+    this.budget.report(this, bytes);
+  }
+
+  /** The broker-wide budget chose this connection (the one holding the most) to close. */
+  shed(): void {
+    this.teardown('pending_send_too_large');
   }
 
   private writeNow(buf: Buffer): void {
@@ -225,7 +228,11 @@ export class ServerConnection implements ConnectionHandle {
       process.nextTick(() => {
         this.corked = false;
         this.socket.uncork();
-        if (this.socket.writableLength > 0 && !this.watchdogs.sendArmed && !this.isClosed) this.watchdogs.armSend();
+        this.unsentAtUncork = this.socket.writableLength;
+        if (this.isClosed || this.socket.writableLength === 0) return this.reportPending();
+        if (!this.watchdogs.sendArmed) this.watchdogs.armSend();
+        if (this.budget) this.socket.write(EMPTY, () => this.reportPending());
+        this.reportPending();
       });
     }
     this.socket.write(buf);
@@ -254,8 +261,7 @@ export class ServerConnection implements ConnectionHandle {
       if (this.isClosed) return;
       if (this.busy) {
         this.queue.push(frame);
-        this.queuedBytes += frame.payload.length + 21;
-        if (this.queuedBytes > MAX_QUEUED_REQUEST_BYTES) this.socket.pause();
+        if (this.queue.bytes > MAX_QUEUED_REQUEST_BYTES) this.socket.pause();
       } else {
         const pending = this.dispatch(frame);
         if (pending) this.runQueue(pending);
@@ -273,12 +279,10 @@ export class ServerConnection implements ConnectionHandle {
         if (current) await current;
         const next = this.queue.shift();
         if (!next || this.isClosed) break;
-        this.queuedBytes -= next.payload.length + 21;
-        if (this.queuedBytes <= MAX_QUEUED_REQUEST_BYTES / 2 && this.socket.isPaused() && !this.isClosed) this.socket.resume();
+        if (this.queue.bytes <= MAX_QUEUED_REQUEST_BYTES / 2 && this.socket.isPaused() && !this.isClosed) this.socket.resume();
         current = this.dispatch(next);
       }
-      this.queue.length = 0;
-      this.queuedBytes = 0;
+      this.queue.clear();
       this.busy = false;
       this.markIdle?.();
     };
@@ -309,10 +313,23 @@ export class ServerConnection implements ConnectionHandle {
     const ctx: RequestContext<BrokerCore> = { broker: this.broker, conn: this, op, correl, payload: frame.payload };
     try {
       const result = handler(ctx);
-      if (result instanceof Promise) return result.catch((err: unknown) => this.handlerFailed(err, op, correl));
+      if (result instanceof Promise) return result.catch((err: unknown) => this.handlerFailed(err, op, correl)).then(() => this.backpressure());
     } catch (err) {
       this.handlerFailed(err, op, correl);
     }
+    return this.backpressure();
+  }
+
+  /**
+   * Past half the send budget the next request waits: for held frames, until they are out (so releasing them in
+   * one burst cannot by itself push a reading client over the budget); for bytes written since the last uncork, one
+   * turn of the event loop, so that what the kernel takes at uncork is not counted. A peer that reads stays under
+   * the budget however deep it pipelines; the backlog of one that does not read grows past it and it is closed.
+   */
+  private backpressure(): Promise<void> | undefined {
+    const half = this.broker.config.maxPendingSendBytes / 2;
+    if (this.replies.heldBytes > half) return this.replies.drained;
+    if (this.corked && this.socket.writableLength - this.unsentAtUncork > half) return new Promise((resolve) => setImmediate(resolve));
     return undefined;
   }
 
@@ -325,14 +342,14 @@ export class ServerConnection implements ConnectionHandle {
     } else {
       const message = err instanceof Error ? err.message : String(err);
       this.broker.logger.error('request failed', { op: formatOp(op), remote: this.remoteAddress, error: message });
-      this.sendError(ErrorCode.INTERNAL, message, correl);
+      this.sendError(ErrorCode.INTERNAL, publicErrorMessage(err, this.broker.dataDir), correl);
     }
   }
 
   /** Sends ERROR with the zero correl and closes, as every teardown error in wire.md §1 does. */
   private fail(code: number, message: string, reason: CloseReason): void {
     if (this.isClosed) return;
-    this.writeNow(encodeFrame(ErrorFrame, ZERO_CORREL, { code, message }));
+    this.writeNow(encodeFrame(ErrorFrame, ZERO_CORREL, { code, message: withoutServerPaths(message, this.broker.dataDir) }));
     this.endGracefully(reason);
   }
 
@@ -364,9 +381,10 @@ export class ServerConnection implements ConnectionHandle {
   private markClosed(reason: CloseReason): void {
     this.isClosed = true;
     this.closeReason = reason;
+    this.budget?.remove(this);
     this.stopTimers();
     this.socket.pause();
-    this.queue.length = 0;
+    this.queue.clear();
     const listeners = this.closeListeners.splice(0);
     void (async () => {
       for (const listener of listeners) {
@@ -377,7 +395,7 @@ export class ServerConnection implements ConnectionHandle {
         }
       }
       await this.idle;
-      await this.replyTail;
+      await this.replies.drained;
       if (!this.socket.closed) await new Promise<void>((resolve) => this.socket.once('close', () => resolve()));
       this.resolveClosed();
     })();

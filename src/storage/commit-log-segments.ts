@@ -70,7 +70,7 @@ export function recoverSegments(dir: string): { segments: Segment[]; fsyncs: num
     if (segments.length === 0) segments.push(createSegment(dir, 0n));
     const active = segments[segments.length - 1]!;
     active.fd ??= fs.openSync(active.logPath, 'r+');
-    active.indexFd = fs.openSync(active.indexPath, 'r+');
+    active.indexFd ??= fs.openSync(active.indexPath, 'r+');
   } catch (err) {
     for (const seg of segments) {
       for (const fd of [seg.fd, seg.indexFd]) if (fd !== undefined) fs.closeSync(fd);
@@ -106,7 +106,16 @@ function recoverSegment(dir: string, base: bigint, counter: { fsyncs: number }):
   const logPath = path.join(dir, segmentFileName(base, '.log'));
   const indexPath = path.join(dir, segmentFileName(base, '.index'));
   const fd = fs.openSync(logPath, 'r+');
-  const seg: Segment = { base, logPath, indexPath, fd, indexFd: undefined, size: 0, positions: [] };
+  try {
+    return recoverOpenSegment(base, logPath, indexPath, fd, counter);
+  } finally {
+    // Whether recovery worked or failed part-way (ENOSPC rewriting the index), this descriptor is done with.
+    fs.closeSync(fd);
+  }
+}
+
+function recoverOpenSegment(base: bigint, logPath: string, indexPath: string, fd: number, counter: { fsyncs: number }): Segment {
+  const seg: Segment = { base, logPath, indexPath, fd: undefined, indexFd: undefined, size: 0, positions: [] };
   const fileSize = fs.fstatSync(fd).size;
   for (const item of scanRecords(fd, fileSize)) {
     if (!item.ok) break;
@@ -121,7 +130,5 @@ function recoverSegment(dir: string, base: bigint, counter: { fsyncs: number }):
   const expected = indexBytes(seg.positions);
   const current = fs.existsSync(indexPath) ? fs.readFileSync(indexPath) : undefined;
   if (!current?.equals(expected)) fs.writeFileSync(indexPath, expected);
-  fs.closeSync(fd);
-  seg.fd = undefined;
   return seg;
 }

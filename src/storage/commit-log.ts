@@ -83,7 +83,7 @@ export class CommitLog implements PartitionLog {
     } catch (err) {
       throw err instanceof StorageError || err instanceof UsageError
         ? err
-        : new StorageError(`cannot open commit log ${dir}`, { cause: err });
+        : new StorageError(`cannot open commit log ${dir}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     return log;
   }

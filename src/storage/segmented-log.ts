@@ -338,15 +338,17 @@ export class SegmentedLog implements PartitionLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.committer.close();
-    if (this.fenced) {
+    try {
+      await this.committer.close();
+      if (this.fenced) return;
+      this.active.syncAllSync();
+      writeCheckpoint(this.dir, this.active.end);
+      writeCleanShutdownMarker(this.dir);
+    } finally {
+      // A fenced log, or a failed final sync (ENOSPC), still closes every file: the next open's recovery decides
+      // what survived.
       await Promise.all(this.segments.map((seg) => seg.close()));
-      return;
     }
-    this.active.syncAllSync();
-    writeCheckpoint(this.dir, this.active.end);
-    writeCleanShutdownMarker(this.dir);
-    await Promise.all(this.segments.map((seg) => seg.close()));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

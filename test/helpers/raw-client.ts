@@ -41,6 +41,17 @@ export class RawClient {
     });
   }
 
+  /** Connects from a chosen local address (per-IP limits); rejects with EADDRNOTAVAIL where it is not local. */
+  static connectFrom(port: number, localAddress: string, host = '127.0.0.1'): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect({ port, host, localAddress }, () => {
+        socket.off('error', reject);
+        resolve(new RawClient(socket));
+      });
+      socket.once('error', reject);
+    });
+  }
+
   /** A connected client that completed HELLO and AUTH. */
   static async authenticated(port: number, username = 'u', password = 'p'): Promise<RawClient> {
     const c = await RawClient.connect(port);

@@ -39,9 +39,13 @@ describe('retention cleaner (storage.md §8.1)', () => {
     // The group commits a position near the start, which retention is about to delete.
     expect(values(recordsIn(await fetchFrames(c, 'events', 'g', 2, { flags: FetchFlag.BATCHED })))).toHaveLength(2);
 
-    // Ticks keep running, but neither the interval nor the retention has elapsed on the broker's clock.
-    const tickMs = 10;
-    await new Promise((resolve) => setTimeout(resolve, tickMs * 5));
+    // Ticks keep running, but neither the interval nor the retention has elapsed on the broker's clock: two whole
+    // passes from now on clean nothing.
+    const passes: number[] = [];
+    const off = b.on((e) => e.type === 'retention-pass' && passes.push(e.deletedSegments));
+    await eventually(() => passes.length >= 2);
+    off();
+    expect(passes.slice(0, 2)).toEqual([0, 0]);
     expect(log.segmentCount).toBe(segmentsBefore);
     expect(log.logStartOffset).toBe(0n);
 

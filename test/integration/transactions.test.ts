@@ -14,6 +14,7 @@ import type { Producer } from '../../src/client/producer/producer.js';
 import { BrokerError } from '../../src/errors.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { TxnState } from '../../src/storage/txn-state-codec.js';
+import { eventually } from '../helpers/consumer-harness.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
 const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
@@ -178,7 +179,15 @@ describe('commit and abort', () => {
 
 describe('push consumers (SUBSCRIBE)', () => {
   it('delivers under read_committed only what committed, in order, and nothing of an aborted transaction', async () => {
-    await start();
+    const b = await start();
+    // Counts the push loop's polls (the real method still runs): proof that it looked, instead of a sleep.
+    const rt = consumerRuntimeOf(b);
+    const poll = rt.pollFor.bind(rt);
+    let polls = 0;
+    rt.pollFor = (...args) => {
+      polls++;
+      return poll(...args);
+    };
     const producer = await txnProducer();
     await producer.beginTransaction();
     await producer.send('one', { value: 'aborted' });
@@ -195,8 +204,10 @@ describe('push consumers (SUBSCRIBE)', () => {
     })();
     const plain = await client();
     await plain.produce('one', { value: 'after' });
-    // Nothing passes the open transaction's first offset yet.
-    await new Promise((r) => setTimeout(r, 150));
+    // Nothing passes the open transaction's first offset yet. Three polls after 'after' landed include at least one
+    // push_interval sleep after any delivery, in which the subscription would have read it.
+    const from = polls;
+    await eventually(() => polls >= from + 3);
     expect(seen).toEqual([]);
     await producer.commitTransaction();
     await reading;

@@ -4,11 +4,13 @@
  * to `<topic>.dlq` (same partition id, the topic created on first use with the same partition count, the value
  * wrapped in the DLQ envelope, the original key kept) and the group advances past it.
  */
+import { CorruptDataError } from '../../errors.js';
 import { decompressValue } from '../../protocol/compression.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Nack, NackAck } from '../../protocol/messages/nack.js';
 import type { LogRecord } from '../../storage/partition-log.js';
 import { RecordAttr } from '../../storage/record.js';
+import type { Logger } from '../core.js';
 import type { ConnectionHandle } from '../handler.js';
 import { HandlerError } from '../handler.js';
 import type { Topic } from '../topics.js';
@@ -31,7 +33,7 @@ export async function handleNack(rt: ConsumerService, conn: ConnectionHandle, re
   if (rt.membershipLapsed(conn, s)) {
     throw new HandlerError(ErrorCode.GROUP_MEMBER_UNKNOWN, 'group membership lapsed; rejoin before nacking');
   }
-  const rec = recordAt(topic, req.partition, req.offset);
+  const rec = recordAt(topic, req.partition, req.offset, rt.broker.logger);
   const key = { group, topic: req.topic, partition: req.partition, offset: req.offset };
   const attempts = rt.nacks.record(key);
   if (attempts < rt.settings.maxDeliveries) {
@@ -54,13 +56,23 @@ export function checkPartition(topic: Topic, partition: number): void {
   }
 }
 
-/** The data record that starts exactly at `offset`; a bogus offset must not rewind a group into a torn read. */
-function recordAt(topic: Topic, partition: number, offset: bigint): LogRecord {
+/**
+ * The data record that starts exactly at `offset`; a bogus offset must not rewind a group into a torn read. An
+ * offset inside a record reads as corrupt bytes: that is the client's mistake, answered like any offset with no
+ * record, not an internal failure (and the reader's error, which names the segment file, stays in the log).
+ */
+function recordAt(topic: Topic, partition: number, offset: bigint, logger: Logger): LogRecord {
   const log = topic.partitions[partition - 1]!;
-  const [rec] = offset < log.logStartOffset ? [] : log.read(offset, { maxRecords: 1 });
-  if (!rec || rec.offset !== offset) {
-    throw new HandlerError(ErrorCode.INTERNAL, `cannot nack ${topic.name}/partition-${partition} offset ${offset}: no record there`);
+  const noRecord = () => new HandlerError(ErrorCode.INTERNAL, `cannot nack ${topic.name}/partition-${partition} offset ${offset}: no record at that offset`);
+  let rec: LogRecord | undefined;
+  try {
+    [rec] = offset < log.logStartOffset ? [] : log.read(offset, { maxRecords: 1 });
+  } catch (err) {
+    if (!(err instanceof CorruptDataError)) throw err;
+    logger.debug('NACK offset is not a record start', { topic: topic.name, partition, offset: String(offset), error: err.message });
+    throw noRecord();
   }
+  if (!rec || rec.offset !== offset) throw noRecord();
   if (rec.attrs & RecordAttr.CONTROL) {
     throw new HandlerError(ErrorCode.INTERNAL, `cannot nack a control record (${topic.name}/partition-${partition} offset ${offset})`);
   }

@@ -228,11 +228,17 @@ export class ConsumerService implements ConsumerRuntime {
     for (const p of parts) this.cursors.set(group, p.target.topic, p.target.partition, p.nextCursor);
   }
 
-  /** Undoes `advance` for records that never reached the socket, unless someone moved the cursor since. */
+  /**
+   * Undoes `advance` for records that never reached the socket: the cursor goes back to the first of them unless it
+   * is already at or below it (a NACK or a rewind of an earlier reply got there first). Replies dropped together
+   * with their connection rewind in request order, so "only if still at nextCursor" would leave the cursor past an
+   * earlier dropped reply; moving back whenever the cursor is beyond is at-least-once either way.
+   */
   rewind(group: string, parts: readonly PolledPartition[]): void {
     for (const p of parts) {
       const { topic, partition } = p.target;
-      if (this.cursors.get(group, topic, partition) === p.nextCursor) this.cursors.set(group, topic, partition, p.target.cursor);
+      const current = this.cursors.get(group, topic, partition);
+      if (current !== undefined && current > p.target.cursor) this.cursors.set(group, topic, partition, p.target.cursor);
     }
   }
 

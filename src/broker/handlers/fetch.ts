@@ -2,22 +2,33 @@
  * FETCH: the first FETCH fixes pull mode, group and isolation (a mismatch or SUBSCRIBE on the same connection is
  * ERR 8); the named topic must exist (ERR 5) and joins the connection's subscriptions; the poll covers all of them.
  * The reply is one RECORD_BATCH (BATCHED, only when there are records) or one RECORD per record, then OK, all in
- * one write. Cursors move and offsets are committed (once per partition) only after the frames were queued; the
- * commit's fsync is not awaited, so the next FETCH is not held back by it.
+ * one write. A FETCH behind a reply that waits on an fsync polls only once that reply is out, so its records are
+ * never held in memory unaccounted and are as fresh as its place in the reply order allows. Cursors move once the
+ * frames were queued; offsets are committed (once per partition) only once the reply reached the kernel, and a
+ * reply dropped with its connection rewinds them instead (semantics.md §11). The commit's fsync is not awaited,
+ * so the next FETCH is not held back by it.
  */
 import { decodePayload } from '../../protocol/message.js';
-import { FetchRequest } from '../../protocol/messages/fetch.js';
+import { type Fetch, FetchRequest } from '../../protocol/messages/fetch.js';
 import { FetchFlag } from '../../protocol/opcodes.js';
-import { consumerRuntimeOf } from '../consumer/index.js';
+import { type ConsumerService, consumerRuntimeOf } from '../consumer/index.js';
 import { encodeRecordFrames } from '../consumer/record-frames.js';
-import type { BrokerCore } from '../core.js';
-import type { RequestHandler } from '../handler.js';
+import type { ConsumerSession } from '../consumer/session.js';
+import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from '../core.js';
+import type { ConnectionHandle, RequestHandler } from '../handler.js';
 
 export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payload }) => {
   const req = decodePayload(FetchRequest, payload);
   const rt = consumerRuntimeOf(broker);
   const s = rt.enter(conn, 'pull', req);
+  const earlier = (conn.session.get(SESSION_ORDERED_REPLIES) as OrderedReplies | undefined)?.settled();
+  if (earlier) return earlier.then(() => serve(rt, conn, s, req, correl));
+  serve(rt, conn, s, req, correl);
+  return undefined;
+};
 
+function serve(rt: ConsumerService, conn: ConnectionHandle, s: ConsumerSession, req: Fetch, correl: Buffer): void {
+  if (conn.closed) return;
   const flags = req.flags ?? 0;
   const batched = (flags & FetchFlag.BATCHED) !== 0;
   const result = rt.pollFor(conn, s, req.maxRecords);
@@ -26,10 +37,13 @@ export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payl
     headers: batched && (flags & FetchFlag.HEADERS) !== 0,
     withOk: true,
   });
-  if (conn.closed) return;
   conn.sendRaw(frames);
   // A connection over its send budget is closed by sendRaw: those records never left, so the cursors stay.
   if (conn.closed || result.partitions.length === 0) return;
-  rt.advance(req.group, result.partitions);
-  void rt.commitDelivered(req.group, result.partitions);
-};
+  const parts = result.partitions;
+  rt.advance(req.group, parts);
+  void conn.flushed().then(
+    () => rt.commitDelivered(req.group, parts),
+    () => rt.rewind(req.group, parts),
+  );
+}

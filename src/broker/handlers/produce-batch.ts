@@ -10,6 +10,7 @@ import { BatchFlag } from '../../protocol/opcodes.js';
 import type { BrokerCore } from '../core.js';
 import { HandlerError, type RequestHandler } from '../handler.js';
 import { appendRecords, checkCodec, replyWhenDurable } from '../produce-path.js';
+import { publicErrorMessage } from '../public-message.js';
 import { produceIdempotentBatch } from '../producer-state/idempotent-produce.js';
 
 export const handler: RequestHandler<BrokerCore> = ({ broker, conn, op, correl, payload }) => {
@@ -23,7 +24,7 @@ export const handler: RequestHandler<BrokerCore> = ({ broker, conn, op, correl, 
   const { acks, error, toSync } = appendRecords(broker, topic, request.codec, request.records);
   if (acks.length === 0) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
   const reply = error
-    ? { acks, errorCode: ErrorCode.INTERNAL, errorMessage: `${acks.length} of ${request.records.length} records appended: ${error.message}` }
+    ? { acks, errorCode: ErrorCode.INTERNAL, errorMessage: `${acks.length} of ${request.records.length} records appended: ${publicErrorMessage(error, broker.dataDir)}` }
     : { acks, errorCode: ErrorCode.NONE, errorMessage: '' };
   return replyWhenDurable(conn, toSync, () => conn.send(ProduceBatchAckReply, correl, reply), op, correl);
 };

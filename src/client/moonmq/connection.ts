@@ -41,17 +41,26 @@ export interface ConnectionOptions {
 
 export interface RequestOptions {
   timeoutMs?: number;
+  /**
+   * Streamed replies only: the most frames the reply may have, terminator included (default MAX_REPLY_FRAMES). A
+   * broker that sends more gets the request rejected and the rest of its frames dropped, instead of growing memory.
+   */
+  maxFrames?: number;
   /** Initial encode buffer size, so a large request is written into one buffer without regrowth. */
   sizeHint?: number;
 }
 
 export type PushHandler = (frame: Frame) => void;
 
+/** Frames one streamed reply may have by default: a legacy FETCH of 1,048,575 records and its OK. */
+export const MAX_REPLY_FRAMES = 1_048_576;
+
 interface Pending {
   op: number;
   /** For single-reply requests the expected reply op; for streams the terminator op. */
   endOp: number;
   stream: Frame[] | undefined;
+  maxFrames: number;
   timer: NodeJS.Timeout;
   resolve(value: Frame | Frame[]): void;
   reject(error: Error): void;
@@ -249,7 +258,8 @@ export class Connection {
         this.pending.delete(correl.key);
         reject(new TimeoutError(`${opName(codec.op)} to ${this.label} got no reply within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(correl.key, { op: codec.op, endOp, stream: stream ? [] : undefined, timer, resolve, reject });
+      const maxFrames = options.maxFrames ?? MAX_REPLY_FRAMES;
+      this.pending.set(correl.key, { op: codec.op, endOp, stream: stream ? [] : undefined, maxFrames, timer, resolve, reject });
       this.write(bytes);
     });
   }
@@ -302,6 +312,11 @@ export class Connection {
       this.settle(key, pending);
       pending.reject(this.errorFromFrame(frame));
     } else if (pending.stream) {
+      if (frame.op !== pending.endOp && pending.stream.length + 1 >= pending.maxFrames) {
+        this.settle(key, pending);
+        pending.reject(new ConnectionError(`${this.label} sent more than ${pending.maxFrames} frames in reply to ${opName(pending.op)}`));
+        return;
+      }
       pending.stream.push(frame);
       if (frame.op === pending.endOp) {
         this.settle(key, pending);

@@ -9,6 +9,7 @@ import { Caps } from '../../protocol/limits.js';
 import { decodePayload } from '../../protocol/message.js';
 import { FetchRequest, RecordReply, recordBatchCodec, type FetchedRecord } from '../../protocol/messages/fetch.js';
 import { FetchFlag, Op, opName, type IsolationLevel } from '../../protocol/opcodes.js';
+import { MAX_REPLY_FRAMES } from './connection.js';
 import { requireHeaderSupport } from './produce-ops.js';
 import { isolationByte, type IsolationName, type Session } from './session.js';
 import { validateString, validateTopicName, validateU32 } from '../validate.js';
@@ -63,7 +64,9 @@ export async function fetchRecords(
     isolation: isolationByte(options.isolation),
     flags: flags === 0 ? undefined : flags,
   };
-  const frames = await session.conn.requestStream(FetchRequest, message, Op.OK, { timeoutMs: options.timeoutMs });
+  // A reply has at most one RECORD per record (or one RECORD_BATCH) and the OK: more is a broker gone wrong.
+  const maxFrames = Math.min(Math.max(maxRecords, 1), MAX_REPLY_FRAMES - 1) + 1;
+  const frames = await session.conn.requestStream(FetchRequest, message, Op.OK, { timeoutMs: options.timeoutMs, maxFrames });
   const { records, shape } = decodeFetchReply(frames, headers, batched ? 'batch' : 'legacy');
   const result: FetchResult = { records, shape, frames: frames.length };
   if (options.raw) result.rawFrames = frames;

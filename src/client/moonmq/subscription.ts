@@ -121,9 +121,15 @@ export class Subscription implements AsyncIterable<FetchedRecord>, AsyncDisposab
     await this.started;
     for (;;) {
       if (this.head < this.queue.length) {
-        const value = this.queue[this.head++]!;
+        const value = this.queue[this.head]!;
+        // Handed-out records must not stay referenced while a consumer that never quite catches up keeps the queue
+        // from emptying: drop the slot, and drop the consumed front once it is half the array.
+        this.queue[this.head++] = undefined!;
         if (this.head === this.queue.length) {
           this.queue = [];
+          this.head = 0;
+        } else if (this.head >= 1_024 && this.head * 2 >= this.queue.length) {
+          this.queue = this.queue.slice(this.head);
           this.head = 0;
         }
         this.maybeResume();
@@ -137,11 +143,19 @@ export class Subscription implements AsyncIterable<FetchedRecord>, AsyncDisposab
 
   private enqueue(record: FetchedRecord): void {
     this.queue.push(record);
+    this.maybePause();
+    this.wake();
+  }
+
+  /**
+   * Pauses past the high-water mark, unless a request's reply is still to be read. Also checked when the last
+   * request settles: the records read while waiting for its reply may have left the queue far over the mark.
+   */
+  private maybePause(): void {
     if (!this.isPaused && this.requestsInFlight === 0 && this.queue.length - this.head >= this.highWaterMark) {
       this.isPaused = true;
       this.session?.conn.pause();
     }
-    this.wake();
   }
 
   private maybeResume(): void {
@@ -163,6 +177,7 @@ export class Subscription implements AsyncIterable<FetchedRecord>, AsyncDisposab
       return await fn(this.session!);
     } finally {
       this.requestsInFlight--;
+      this.maybePause();
     }
   }
 

@@ -24,6 +24,12 @@ describe('broker launch settings', () => {
     }
   });
 
+  it('connection limits come from flags over the file (Server.MaxConnections, MaxConnectionsPerIp, MaxPendingSendBytesTotal)', () => {
+    const file = { Server: { MaxConnections: 100, MaxConnectionsPerIp: 4, MaxPendingSendBytesTotal: 1024 } };
+    expect(launchOptions({ maxConnectionsPerIp: 8 }, file)).toMatchObject({ maxConnections: 100, maxConnectionsPerIp: 8, maxPendingSendBytesTotal: 1024 });
+    expect(launchOptions({})).toMatchObject({ maxConnections: undefined, maxConnectionsPerIp: undefined, maxPendingSendBytesTotal: undefined });
+  });
+
   it('refuses half-configured auth, bad acks, retentions and topic specs', () => {
     expect(() => launchOptions({ username: 'x' })).toThrow(UsageError);
     expect(() => launchOptions({ acks: 'all' })).toThrow(/none \(0\) and leader \(1\)/);

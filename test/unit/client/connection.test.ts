@@ -157,6 +157,22 @@ describe('Connection', () => {
     expect(frames.map((f) => f.op)).toEqual([Op.RECORD, Op.RECORD, Op.OK]);
   });
 
+  it('rejects a streamed reply past maxFrames, drops the rest of it, and goes on serving requests', async () => {
+    const record = { topic: 't', partition: 1, offset: 0n, timestamp: 5n, key: Buffer.alloc(0), value: Buffer.from('v') };
+    server = await startFakeServer((socket, frame) => {
+      if (frame.op === FetchRequest.op) {
+        for (let i = 0; i < 50; i++) socket.write(encodeFrame(RecordReply, frame.correl, { ...record, offset: BigInt(i) }));
+        socket.write(encodeFrame(OkReply, frame.correl, {}));
+      } else socket.write(encodeFrame(ProduceAckReply, frame.correl, { partition: 1, offset: 7n }));
+    });
+    conn = await Connection.open(`127.0.0.1:${server.port}`);
+    const fetch = (maxFrames: number) => conn!.requestStream(FetchRequest, { topic: 't', group: 'g', maxRecords: 10 }, Op.OK, { maxFrames });
+    await expect(fetch(11)).rejects.toThrow(/sent more than 11 frames in reply to FETCH/);
+    expect(conn.pendingRequests).toBe(0);
+    expect(await conn.request(ProduceRequest, produce('x'), ProduceAckReply)).toEqual({ partition: 1, offset: 7n });
+    expect(await fetch(51)).toHaveLength(51);
+  });
+
   it('refuses a request over the outgoing frame limit before sending anything', async () => {
     server = await startFakeServer();
     conn = await Connection.open(`127.0.0.1:${server.port}`, { maxRequestFrameSize: 100 });
@@ -179,12 +195,22 @@ describe('Connection', () => {
     let i = 0;
     while (conn.queuedBytes === 0 && i < 2_000) replies.push(conn.request(ProduceRequest, big(i++), ProduceAckReply));
     expect(conn.queuedBytes).toBeGreaterThan(0);
-    let writable = false;
-    const waiting = conn.writable().then(() => (writable = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(writable).toBe(false);
+    // writable() settles on the socket's 'drain', which cannot come while the server reads nothing: it must settle
+    // only after the resume below, with the held-back frames all handed to the socket.
+    let resumed = false;
+    let settledAfterResume: boolean | undefined;
+    const live = conn;
+    const waiting = live.writable().then(() => {
+      settledAfterResume = resumed;
+      expect(live.queuedBytes).toBe(0);
+    });
+    // One turn of the event loop: a writable() that did not wait for 'drain' would have settled by now.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settledAfterResume).toBeUndefined();
+    resumed = true;
     server.sockets[0]!.resume();
     await waiting;
+    expect(settledAfterResume).toBe(true);
     await Promise.all(replies);
     expect(conn.queuedBytes).toBe(0);
     expect(server.frames).toHaveLength(i);
