@@ -78,14 +78,15 @@ export async function consumePull(client: Client, o: ConsumeLoopOptions, emit: E
 }
 
 /**
- * Partition → the end offset to reach (null when the partition was empty at start and needs no reading). A
- * read_committed reader cannot pass the LSO (an open transaction's first offset), so its end is the LSO.
+ * Partition → the end offset to reach: the high watermark, the end of what the broker serves (null when the
+ * partition was empty at start and needs no reading). A read_committed reader cannot pass the LSO (an open
+ * transaction's first offset), so its end is the LSO.
  */
 async function endOffsets(client: Client, topic: string, readCommitted: boolean): Promise<Map<number, bigint | null>> {
   const { partitions } = await client.listOffsets(topic);
   return new Map(
     partitions.map((p) => {
-      const end = readCommitted ? p.lso : p.latest;
+      const end = readCommitted ? p.lso : p.highWatermark;
       return [p.partition, end <= p.earliest ? null : end];
     }),
   );

@@ -44,3 +44,79 @@ export function errorName(code: number): string {
 export function isKnownErrorCode(code: number): code is ErrorCodeValue {
   return namesByCode.has(code);
 }
+
+/**
+ * What a client does after each code, as data (the way kafkajs marks errors `retriable` and @platformatic/kafka
+ * derives its predicates): the client's retry, idempotent-sequence and transaction logic read only this table.
+ *
+ *   retriable  resending the same request, with the same sequence, is safe and may succeed: the broker refused it
+ *              before it took effect.
+ *   producer   what an idempotent producer's session must do next:
+ *              'keep'         nothing of the request took effect; the same sequence goes to the next record;
+ *              'new-session'  the broker may hold state for this sequence (a write whose durability failed, a
+ *                             sequence it no longer agrees on), so no other record may ever use it: the next request
+ *                             starts a new session (INIT_PRODUCER_ID, a new epoch) whose sequences start at 0;
+ *              'fatal'        a newer session of the same producer fenced this one: stop (a new INIT would fence it).
+ *   rejoin     a consumer group member must JOIN_GROUP again before it fetches or commits.
+ */
+export interface ErrorRule {
+  readonly retriable: boolean;
+  readonly producer: 'keep' | 'new-session' | 'fatal';
+  readonly rejoin: boolean;
+}
+
+const keep: ErrorRule = { retriable: false, producer: 'keep', rejoin: false };
+const retry: ErrorRule = { retriable: true, producer: 'keep', rejoin: false };
+const newSession: ErrorRule = { retriable: false, producer: 'new-session', rejoin: false };
+const rejoin: ErrorRule = { retriable: false, producer: 'keep', rejoin: true };
+
+export const errorRules = {
+  NONE: keep,
+  BAD_FRAME: keep,
+  UNKNOWN_OP: keep,
+  NOT_AUTHED: keep,
+  AUTH_FAILED: keep,
+  TOPIC_MISSING: keep,
+  RATE_LIMITED: retry,
+  // A storage failure (write, fsync, memo), or a partial batch: the broker may have appended and memoized.
+  INTERNAL: newSession,
+  // A pid other than the connection's: the session the client believes in is not the broker's.
+  BAD_PROTOCOL: newSession,
+  FRAME_TOO_LARGE: keep,
+  NO_PRODUCER_ID: newSession,
+  OUT_OF_ORDER_SEQUENCE: newSession,
+  GROUP_MEMBER_UNKNOWN: rejoin,
+  GROUP_CONFLICT: keep,
+  BATCH_TOO_LARGE: keep,
+  GROUP_MISSING: keep,
+  GROUP_NOT_EMPTY: keep,
+  INVALID_CONFIG: keep,
+  TOPIC_FORBIDDEN: keep,
+  NOT_AUTHORIZED: keep,
+  NOT_LEADER: retry,
+  INVALID_PARTITIONS: keep,
+  PRODUCER_FENCED: { retriable: false, producer: 'fatal', rejoin: false },
+  INVALID_TXN_STATE: keep,
+  TRANSACTION_TIMED_OUT: keep,
+  OFFSETS_OUT_OF_RANGE_FOR_TXN: keep,
+} as const satisfies Record<ErrorCodeName, ErrorRule>;
+
+/** A code this table lacks (a newer broker's): not retried, and no sequence is trusted after it. */
+const UNKNOWN_RULE: ErrorRule = newSession;
+
+export function errorRule(code: number): ErrorRule {
+  const name = namesByCode.get(code);
+  return name ? errorRules[name] : UNKNOWN_RULE;
+}
+
+export function isRetriable(code: number): boolean {
+  return errorRule(code).retriable;
+}
+
+export function endsProducerSession(code: number): boolean {
+  return errorRule(code).producer !== 'keep';
+}
+
+export function needsRejoin(code: number): boolean {
+  return errorRule(code).rejoin;
+}

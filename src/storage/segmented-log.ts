@@ -110,7 +110,8 @@ export class SegmentedLog implements PartitionLog {
     const { segments, recovery } = loadSegments(dir, options.create ?? false, now);
     // After a crash the bytes recovery accepted may still be only in the page cache; they are served from now on,
     // so they go to disk first (one fsync, on unclean starts only).
-    if (!recovery.cleanShutdown) segments[segments.length - 1]!.syncAllSync();
+    const active = segments[segments.length - 1]!;
+    if (!recovery.cleanShutdown && active.size > 0) active.syncAllSync();
     return new SegmentedLog(dir, segments, recovery, options, now);
   }
 

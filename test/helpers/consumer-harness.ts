@@ -53,8 +53,11 @@ export class ConsumerHarness {
     this.dataDir = undefined;
   }
 
-  /** Appends records with values `${prefix}-${i}` to one partition; returns their offsets. */
-  append(topic: string, partition: number, count: number, prefix = `p${partition}`, extra: Partial<RecordToStore> = {}): bigint[] {
+  /**
+   * Appends records with values `${prefix}-${i}` to one partition and fsyncs them (consumers read only what is
+   * durable, under the broker's default acks=leader); returns their offsets.
+   */
+  async append(topic: string, partition: number, count: number, prefix = `p${partition}`, extra: Partial<RecordToStore> = {}): Promise<bigint[]> {
     const log = this.broker.topics.requireTopic(topic).partitions[partition - 1]!;
     const records: RecordToStore[] = Array.from({ length: count }, (_, i) => ({
       attrs: 0,
@@ -65,6 +68,7 @@ export class ConsumerHarness {
     }));
     const result = log.append(records);
     if (result.error) throw result.error;
+    await log.sync();
     return result.offsets;
   }
 }

@@ -112,7 +112,7 @@ describe('topic administration', () => {
     expect(c.decode(TopicListReply, await c.request(ListTopicsRequest, {})).topics).toHaveLength(1024);
   });
 
-  it('LIST_OFFSETS reports bounds with HWM_EXACT|LSO_KNOWN|LOCAL and answers timestamp queries', async () => {
+  it('LIST_OFFSETS under acks=none reports bounds with LSO_KNOWN|LOCAL (the HWM is the LEO, so not exact) and answers timestamp queries', async () => {
     const c = await setup({ topics: [{ name: 'o', partitions: 2 }], acks: 'none' });
     const before = BigInt(Date.now());
     const p1 = await c.request(ProduceRequest, { codec: 0, topic: 'o', key: Buffer.from('a'), value: Buffer.from('v') });
@@ -121,8 +121,8 @@ describe('topic administration', () => {
     expect(bounds.forTimes).toBeUndefined();
     // "a" hashes to partition 1 of 2 (0xE40C292C is even).
     expect(bounds.partitions).toEqual([
-      { partition: 1, earliest: 0n, latest: 31n, highWatermark: 31n, lso: 31n, flags: 7 },
-      { partition: 2, earliest: 0n, latest: 0n, highWatermark: 0n, lso: 0n, flags: 7 },
+      { partition: 1, earliest: 0n, latest: 31n, highWatermark: 31n, lso: 31n, flags: 6 },
+      { partition: 2, earliest: 0n, latest: 0n, highWatermark: 0n, lso: 0n, flags: 6 },
     ]);
     const times = c.decode(OffsetsReply, await c.request(ListOffsetsRequest, { topic: 'o', mode: 1, timestampMs: before }));
     expect(times.forTimes).toEqual([

@@ -12,7 +12,7 @@ afterEach(() => h.cleanup());
 describe('NACK', () => {
   it('needs an earlier FETCH or SUBSCRIBE (ERR 8) and a partition in 1..N (ERR 1); nothing is counted', async () => {
     await h.start([{ name: 'orders', partitions: 2 }]);
-    h.append('orders', 1, 1);
+    await h.append('orders', 1, 1);
     const c = await h.client();
     const nack = (partition: number) => c.request(NackRequest, { topic: 'orders', partition, offset: 0n, reason: 'x' });
     expect(errorCodeOf(await nack(1))).toBe(ErrorCode.BAD_PROTOCOL);
@@ -25,7 +25,7 @@ describe('NACK', () => {
 
   it('rewinds the group to the record twice, then dead-letters it on the 3rd NACK and advances past it', async () => {
     await h.start([{ name: 'orders', partitions: 2 }]);
-    const offsets = h.append('orders', 2, 3, 'r', { attrs: Codec.GZIP, value: compressValue(Codec.GZIP, Buffer.from('poison')) });
+    const offsets = await h.append('orders', 2, 3, 'r', { attrs: Codec.GZIP, value: compressValue(Codec.GZIP, Buffer.from('poison')) });
     const c = await h.client();
     const nack = async () => c.decode(NackAckReply, await c.request(NackRequest, { topic: 'orders', partition: 2, offset: offsets[1]!, reason: 'cannot parse' }));
 
@@ -69,7 +69,7 @@ describe('NACK', () => {
 
   it('a NACK of an offset where no record starts is ERR 7 and counts nothing', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
-    h.append('orders', 1, 2);
+    await h.append('orders', 1, 2);
     const c = await h.client();
     expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 10)))).toEqual(['p1-0', 'p1-1']);
     const leo = h.broker.topics.requireTopic('orders').partitions[0]!.logEndOffset;

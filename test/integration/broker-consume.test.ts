@@ -15,7 +15,7 @@ afterEach(() => h.cleanup());
 describe('FETCH reply shapes (wire.md §13 item 6)', () => {
   it('a batched FETCH of 10 records is exactly RECORD_BATCH then OK', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
-    h.append('orders', 1, 10);
+    await h.append('orders', 1, 10);
     const c = await h.client();
     const frames = await fetchFrames(c, 'orders', 'g', 100, { flags: FetchFlag.BATCHED });
     expect(frames.map((f) => f.op)).toEqual([Op.RECORD_BATCH, Op.OK]);
@@ -27,7 +27,7 @@ describe('FETCH reply shapes (wire.md §13 item 6)', () => {
 
   it('an unbatched FETCH of 10 records is 10 RECORD frames then OK, all with the fetch correl', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
-    h.append('orders', 1, 10);
+    await h.append('orders', 1, 10);
     const c = await h.client();
     const frames = await fetchFrames(c, 'orders', 'g', 100);
     expect(frames).toHaveLength(11);
@@ -45,8 +45,8 @@ describe('FETCH reply shapes (wire.md §13 item 6)', () => {
 
   it('FETCH_FLAG_HEADERS adds a header block per entry; without it the same record comes without headers', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
-    h.append('orders', 1, 1, 'h', { headers: [{ name: 'trace', value: Buffer.from('abc') }] });
-    h.append('orders', 1, 1, 'plain');
+    await h.append('orders', 1, 1, 'h', { headers: [{ name: 'trace', value: Buffer.from('abc') }] });
+    await h.append('orders', 1, 1, 'plain');
     const c = await h.client();
     const withHeaders = recordsIn(await fetchFrames(c, 'orders', 'g1', 10, { flags: FetchFlag.BATCHED | FetchFlag.HEADERS }), true);
     expect(withHeaders.map((r) => r.headers)).toEqual([[{ name: 'trace', value: Buffer.from('abc') }], []]);
@@ -59,8 +59,8 @@ describe('FETCH reply shapes (wire.md §13 item 6)', () => {
 describe('FETCH positions and commits (semantics.md §11)', () => {
   it('6 records over 2 partitions cost 2 commits, and the next FETCH resumes without duplicates', async () => {
     await h.start([{ name: 'orders', partitions: 2 }]);
-    h.append('orders', 1, 3, 'a');
-    h.append('orders', 2, 3, 'b');
+    await h.append('orders', 1, 3, 'a');
+    await h.append('orders', 2, 3, 'b');
     const c = await h.client();
     const before = h.rt.offsets.commitCount;
     const first = values(recordsIn(await fetchFrames(c, 'orders', 'g', 100, { flags: FetchFlag.BATCHED })));
@@ -68,13 +68,13 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
     expect(h.rt.offsets.commitCount - before).toBe(2);
     expect(recordsIn(await fetchFrames(c, 'orders', 'g', 100, { flags: FetchFlag.BATCHED }))).toEqual([]);
     expect(h.rt.offsets.commitCount - before).toBe(2);
-    h.append('orders', 2, 1, 'late');
+    await h.append('orders', 2, 1, 'late');
     expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 100, { flags: FetchFlag.BATCHED })))).toEqual(['late-0']);
   });
 
   it('max_records = 3 on one partition resumes exactly at the 4th record', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
-    const offsets = h.append('orders', 1, 8);
+    const offsets = await h.append('orders', 1, 8);
     const c = await h.client();
     expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 3)))).toEqual(['p1-0', 'p1-1', 'p1-2']);
     expect(h.rt.offsets.get('g', 'orders', 1)).toBe(offsets[3]);
@@ -85,7 +85,7 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
 
   it('max_records = 12 over 4 partitions gives no partition more than 3', async () => {
     await h.start([{ name: 'orders', partitions: 4 }]);
-    for (let p = 1; p <= 4; p++) h.append('orders', p, 10);
+    for (let p = 1; p <= 4; p++) await h.append('orders', p, 10);
     const c = await h.client();
     const recs = recordsIn(await fetchFrames(c, 'orders', 'g', 12, { flags: FetchFlag.BATCHED }));
     expect(recs).toHaveLength(12);
@@ -102,11 +102,11 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
       { name: 'orders', partitions: 1 },
       { name: 'audit', partitions: 1 },
     ]);
-    h.append('orders', 1, 1, 'o');
-    h.append('audit', 1, 1, 'a');
+    await h.append('orders', 1, 1, 'o');
+    await h.append('audit', 1, 1, 'a');
     const c = await h.client();
     expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 10)))).toEqual(['o-0']);
-    h.append('orders', 1, 1, 'o2');
+    await h.append('orders', 1, 1, 'o2');
     const both = recordsIn(await fetchFrames(c, 'audit', 'g', 10));
     expect(both.map((r) => `${r.topic}:${r.value}`).sort()).toEqual(['audit:a-0', 'orders:o2-0']);
   });
@@ -119,6 +119,7 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
       { attrs: RecordAttr.CONTROL, timestamp: 2n, key: Buffer.alloc(0), value: encodeControlValue(1, 7n, 0) },
       { attrs: Codec.SNAPPY, timestamp: 3n, key: Buffer.from('k'), value: compressValue(Codec.SNAPPY, Buffer.from('snapped')) },
     ]);
+    await log.sync();
     const c = await h.client();
     const recs = recordsIn(await fetchFrames(c, 'orders', 'g', 2, { flags: FetchFlag.BATCHED }));
     expect(values(recs)).toEqual(['zipped', 'snapped']);
@@ -127,7 +128,7 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
 
   it('a value that does not decompress fails the FETCH with ERR 7 and no OK; the cursor stays on it', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
-    h.append('orders', 1, 1, 'bad', { attrs: Codec.GZIP, value: Buffer.from('not gzip') });
+    await h.append('orders', 1, 1, 'bad', { attrs: Codec.GZIP, value: Buffer.from('not gzip') });
     const c = await h.client();
     const frames = await fetchFrames(c, 'orders', 'g', 10);
     expect(frames).toHaveLength(1);
@@ -137,7 +138,7 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
 
   it('restart keeps committed offsets: a new connection resumes where the group left off', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
-    h.append('orders', 1, 5);
+    await h.append('orders', 1, 5);
     const c = await h.client();
     expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 3)))).toEqual(['p1-0', 'p1-1', 'p1-2']);
     await h.restart();
@@ -186,7 +187,7 @@ describe('COMMIT', () => {
 
   it('stores any u64 durably, and a reconnecting consumer resumes from it', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
-    const offsets = h.append('orders', 1, 4);
+    const offsets = await h.append('orders', 1, 4);
     const c = await h.client();
     await fetchFrames(c, 'orders', 'g', 10);
     expect((await c.request(CommitRequest, { topic: 'orders', partition: 1, offset: offsets[2]! })).op).toBe(Op.OK);
@@ -203,7 +204,7 @@ describe('COMMIT', () => {
 describe('SUBSCRIBE push delivery', () => {
   it('pushes records produced after SUBSCRIBE as RECORD frames with the zero correl, then commits them', async () => {
     await h.start([{ name: 'orders', partitions: 2 }]);
-    h.append('orders', 1, 2, 'before');
+    await h.append('orders', 1, 2, 'before');
     const c = await h.client();
     expect((await c.request(SubscribeRequest, { topic: 'orders', group: 'g' })).op).toBe(Op.OK);
     const got: string[] = [];
@@ -215,7 +216,7 @@ describe('SUBSCRIBE push delivery', () => {
       }
     };
     await take(2);
-    const after = h.append('orders', 2, 3, 'after');
+    const after = await h.append('orders', 2, 3, 'after');
     await take(3);
     expect(got).toEqual(['before-0', 'before-1', 'after-0', 'after-1', 'after-2']);
     const leo = h.broker.topics.requireTopic('orders').partitions[1]!.logEndOffset;
@@ -231,7 +232,7 @@ describe('SUBSCRIBE push delivery', () => {
     const c = await h.client();
     await c.request(SubscribeRequest, { topic: 'orders', group: 'g' });
     await c.request(SubscribeRequest, { topic: 'audit', group: 'g' });
-    h.append('audit', 1, 1, 'a');
+    await h.append('audit', 1, 1, 'a');
     const f = await c.waitFor((x) => x.op === Op.RECORD);
     expect(c.decode(RecordReply, f)).toMatchObject({ topic: 'audit', partition: 1 });
   });

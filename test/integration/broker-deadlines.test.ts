@@ -17,6 +17,7 @@ describe('send deadline (wire.md §1)', () => {
     const log = b.topics.requireTopic('big').partitions[0]!;
     const appended = log.append(Array.from({ length: 8 }, (_, i) => ({ attrs: 0, timestamp: 1n, key: Buffer.from(`k${i}`), value })));
     expect(appended.error).toBeUndefined();
+    await log.sync();
     const events: BrokerEvent[] = [];
     b.on((e) => events.push(e));
     const c = await env.raw();

@@ -73,8 +73,8 @@ describe('JOIN_GROUP and range assignment', () => {
 
   it('narrows FETCH to the member’s partitions; after LEAVE_GROUP it reads every partition again', async () => {
     await h.start([{ name: 'orders', partitions: 2 }]);
-    h.append('orders', 1, 2, 'one');
-    h.append('orders', 2, 2, 'two');
+    await h.append('orders', 1, 2, 'one');
+    await h.append('orders', 2, 2, 'two');
     const [a, b] = [await h.client(), await h.client()];
     await join(a, 'g', 'a', ['orders']);
     await join(b, 'g', 'b', ['orders']);
@@ -110,7 +110,7 @@ describe('GROUP_HEARTBEAT and session expiry', () => {
 
   it('an evicted member reads nothing and its COMMIT is ERR 12 until it joins again', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
-    h.append('orders', 1, 2);
+    await h.append('orders', 1, 2);
     const c = await h.client();
     await join(c, 'g', 'm', ['orders']);
     await fetchFrames(c, 'orders', 'g', 1);
@@ -127,7 +127,7 @@ describe('GROUP_HEARTBEAT and session expiry', () => {
 describe('LIST_GROUPS, DESCRIBE_GROUP, DELETE_GROUP', () => {
   it('lists live groups and groups that only hold offsets (as empty)', async () => {
     await h.start([{ name: 'orders', partitions: 2 }]);
-    h.append('orders', 1, 1);
+    await h.append('orders', 1, 1);
     const [a, b] = [await h.client(), await h.client()];
     await fetchFrames(a, 'orders', 'offsets-only', 10);
     await join(b, 'g', 'm', ['orders']);
@@ -165,7 +165,7 @@ describe('LIST_GROUPS, DESCRIBE_GROUP, DELETE_GROUP', () => {
 
   it('refuses to delete a group with live members (ERR 16) or an unknown one (ERR 15); a delete survives restart', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
-    h.append('orders', 1, 3);
+    await h.append('orders', 1, 3);
     const [member, admin] = [await h.client(), await h.client()];
     await join(member, 'g', 'm', ['orders']);
     await fetchFrames(member, 'orders', 'g', 2);
@@ -187,8 +187,8 @@ describe('LIST_GROUPS, DESCRIBE_GROUP, DELETE_GROUP', () => {
       { name: 'orders', partitions: 2 },
       { name: 'audit', partitions: 1 },
     ]);
-    h.append('orders', 1, 2);
-    h.append('audit', 1, 1);
+    await h.append('orders', 1, 2);
+    await h.append('audit', 1, 1);
     const [member, admin] = [await h.client(), await h.client()];
     await join(member, 'g', 'm', ['orders', 'audit']);
     await fetchFrames(member, 'orders', 'g', 10);

@@ -12,6 +12,7 @@ import { NackTracker } from './nack-tracker.js';
 import { CONSUMER_OFFSETS_TOPIC, type OffsetCommit, OffsetStore } from './offset-store.js';
 import { PushLoop } from './push-loop.js';
 import { type ConsumeMode, type ConsumerSession, bindConsumer, fixConsumer, sessionOf, subscribe } from './session.js';
+import { highWatermark, minOffset } from '../read-ceiling.js';
 
 export interface ConsumerRuntimeOptions {
   /** A member that sends no heartbeat for this long is evicted (wire.md §2.5: 30 s). */
@@ -192,14 +193,16 @@ export class ConsumerService implements ConsumerRuntime {
         const log = topic.partitions[partition - 1];
         if (!log) continue;
         const txns = this.broker.transactions;
+        const hwm = highWatermark(this.broker.config.acks, log);
         targets.push({
           topic: name,
           topicBytes,
           partition,
           log,
           cursor: this.position(group, name, partition),
-          // read_committed stops at the LSO and skips aborted transactional records (semantics.md §10).
-          ceiling: s.readCommitted ? txns.lso(name, partition, log) : log.logEndOffset,
+          // Reads stop at the durable end (read-ceiling.ts); read_committed also at the LSO, and it skips aborted
+          // transactional records (semantics.md §10).
+          ceiling: s.readCommitted ? minOffset(hwm, txns.lso(name, partition, log)) : hwm,
           isAborted: s.readCommitted ? txns.abortFilter(name, partition) : undefined,
         });
       }

@@ -9,7 +9,8 @@
  * missing or partly missing, never records that no memo names; replay.ts checks the last memo of each (pid, topic)
  * against the data at start and takes back what such a request left behind (semantics.md, Idempotence). The
  * in-memory state is updated at once (so pipelined requests see it); the reply waits for the data fsyncs and the
- * memo fsync, which run concurrently.
+ * memo fsync, which run concurrently. When either fails the session is over (replay-check.ts): its state is marked
+ * failed, so neither a replay nor a new sequence of it is acked until the producer starts a new session.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { Limits } from '../../protocol/limits.js';
@@ -31,6 +32,7 @@ import {
 } from '../produce-path.js';
 import { nextOffsets } from '../../storage/partition-log.js';
 import type { Topic } from '../topics.js';
+import { checkReplay, failSession, sessionFailed } from './replay-check.js';
 import { type ProducerBinding, bindingOf, stateFor } from './runtime.js';
 import { type SequenceState, afterBatch, afterSingle, checkBatch, checkSingle, lastSeqOf, nextSeq } from './sequence-table.js';
 
@@ -151,8 +153,14 @@ function write(
   if (acks.length === 0) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
   const memoDone = memo.failed ? Promise.resolve(memo.failed) : memo.done;
   const work = Promise.all([syncAll(outcome.toSync), memoDone]).then(([, memoError]) => memoError);
-  state!.durable = work.then(() => undefined, () => undefined);
-  binding.topics.set(topicName, state!);
+  const written = state!;
+  written.durable = work.then(
+    (memoError) => {
+      if (memoError) failSession(binding, topicName, written);
+    },
+    () => failSession(binding, topicName, written),
+  );
+  binding.topics.set(topicName, written);
   return { acks, error, work };
 }
 
@@ -209,10 +217,12 @@ export function produceIdempotentBatch(
   const baseSeq = request.baseSeq!;
   const state = stateFor(binding, request.topic);
   const { outcome } = checkBatch(state, { baseSeq, count });
+  if (outcome === 'session-failed') throw sessionFailed();
   if (outcome === 'out-of-order') throw outOfOrder(state, `batch base ${baseSeq}..${lastSeqOf(baseSeq, count)}`);
   if (outcome === 'replay') {
     const acks = [...state!.batch!.acks];
-    return replyAfter(conn, state!.durable ?? Promise.resolve(), () => send({ acks, errorCode: ErrorCode.NONE, errorMessage: '' }), op, correl);
+    const checked = checkReplay(broker, request.topic, state!, acks);
+    return replyAfter(conn, checked, () => send({ acks, errorCode: ErrorCode.NONE, errorMessage: '' }), op, correl);
   }
   const epoch = binding.epoch;
   const applied = apply(broker, conn, binding, request.topic, request.codec, request.records, (a) => afterBatch(baseSeq, epoch, a));
@@ -254,10 +264,12 @@ export function produceIdempotentSingle(
   fence(binding, request.epoch);
   const state = stateFor(binding, request.topic);
   const { outcome } = checkSingle(state, { seq: request.seq });
+  if (outcome === 'session-failed') throw sessionFailed();
   if (outcome === 'out-of-order') throw outOfOrder(state, `sequence ${request.seq}`);
   if (outcome === 'replay') {
     const ack = state!.lastAck!;
-    return replyAfter(conn, state!.durable ?? Promise.resolve(), () => send({ partition: ack.partition, offset: ack.offset }), op, correl);
+    const checked = checkReplay(broker, request.topic, state!, [ack]);
+    return replyAfter(conn, checked, () => send({ partition: ack.partition, offset: ack.offset }), op, correl);
   }
   const epoch = binding.epoch;
   const applied = apply(broker, conn, binding, request.topic, request.codec, [request], (a) => afterSingle(request.seq, epoch, a[0]!));

@@ -18,11 +18,16 @@ export interface SequenceState {
   lastAck: MemoAck | undefined;
   /** The memoized batch (v3): replayed for an exact duplicate. */
   batch: { baseSeq: number; acks: readonly MemoAck[] } | undefined;
-  /** Settles when the write that produced this state is durable; a replay waits for it before acking. */
+  /** Settles when the write that produced this state is durable (or failed to be); a replay waits for it. */
   durable?: Promise<void> | undefined;
+  /**
+   * Set when this write, or a later one of the same session, failed to become durable (data fsync or memo): the
+   * session is over, and every request of it is refused until the producer starts a new one (replay-check.ts).
+   */
+  failed?: boolean | undefined;
 }
 
-export type SequenceOutcome = 'append' | 'replay' | 'out-of-order';
+export type SequenceOutcome = 'append' | 'replay' | 'out-of-order' | 'session-failed';
 
 export interface SingleRequest {
   seq: number;
@@ -51,7 +56,14 @@ export function lastSeqOf(baseSeq: number, count: number): number {
   return (baseSeq + count - 1) % U32;
 }
 
+const sessionFailedRule = {
+  when: 'a write of this session failed to become durable',
+  test: (s: SequenceState) => s.failed === true,
+  outcome: 'session-failed',
+} as const;
+
 export const singleRules: readonly Rule<SingleRequest>[] = [
+  sessionFailedRule,
   { when: 'seq = last + 1', test: (s, r) => r.seq === nextSeq(s.lastSeq), outcome: 'append' },
   {
     when: 'seq = last and a memo exists',
@@ -62,6 +74,7 @@ export const singleRules: readonly Rule<SingleRequest>[] = [
 ];
 
 export const batchRules: readonly Rule<BatchRequest>[] = [
+  sessionFailedRule,
   {
     when: 'exact duplicate of the memoized batch (same base, last = base + count − 1); content not compared',
     test: (s, r) => s.batch !== undefined && s.batch.baseSeq === r.baseSeq && s.lastSeq === lastSeqOf(r.baseSeq, r.count),

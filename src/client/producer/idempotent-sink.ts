@@ -11,8 +11,15 @@
  * possible (an ephemeral producer, a broker that is not crater, a session fenced meanwhile) the retry would not be
  * deduplicated, so the send fails with a ConnectionError saying its outcome is unknown, and the next send starts
  * a new session.
+ *
+ * After a broker error the error-code table (protocol/error-codes.ts, `errorRule`) alone decides: a retriable code
+ * resends the same request with the same sequence; a code that may have left state on the broker for the sequence
+ * (ERR 7 after a failed fsync, ERR 11, …) ends the session, so the next send starts a new one (INIT_PRODUCER_ID: a
+ * new epoch, sequences from 0) and no other record can ever ride the old sequence; 'keep' codes leave the sequence
+ * for the next record. Inside a transaction the new session waits until the transaction has ended.
  */
 import { BrokerError, ConnectionError, CraterError, TimeoutError, UsageError } from '../../errors.js';
+import { errorRule } from '../../protocol/error-codes.js';
 import { Caps, Limits } from '../../protocol/limits.js';
 import { InitProducerIdRequest, ProducerIdReply } from '../../protocol/messages/init-producer-id.js';
 import { ProduceAckReply } from '../../protocol/messages/produce.js';
@@ -44,6 +51,9 @@ export interface IdempotentSinkOptions {
 const U32 = 0x1_0000_0000;
 const DEFAULT_MAX_RETRIES = 5;
 const DEFAULT_RECONNECT_ATTEMPTS = 20;
+/** The pause before resending after a retriable broker error (ERR 6, ERR 20), doubling up to the maximum. */
+const RETRY_PAUSE_MS = 50;
+const MAX_RETRY_PAUSE_MS = 1_000;
 
 function isLostReply(error: unknown): boolean {
   return error instanceof TimeoutError || error instanceof ConnectionError;
@@ -56,6 +66,8 @@ export class IdempotentSink implements ProduceSink {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly producerName: string;
   private closed = false;
+  /** A broker error ended the session while a transaction held it: the new session starts once it has ended. */
+  private sessionSpent = false;
   /**
    * Set while a transaction is open (transaction.ts): a lost connection then fails the request instead of resuming
    * on a new one, because the broker aborts a dropped connection's transaction and a resent record would land
@@ -142,6 +154,7 @@ export class IdempotentSink implements ProduceSink {
       });
       this.advance(topic, ack.acks.length);
       if (ack.errorCode === 0) return { acks: ack.acks };
+      this.afterBrokerError(ack.errorCode);
       const error = brokerError(ack.errorCode, ack.errorMessage);
       if (ack.acks.length === 0) throw error;
       return { acks: ack.acks, error };
@@ -170,13 +183,28 @@ export class IdempotentSink implements ProduceSink {
     return run;
   }
 
+  /** The transaction that held the session has ended: a session a broker error spent is replaced now. */
+  transactionEnded(): void {
+    if (!this.sessionSpent) return;
+    this.sessionSpent = false;
+    this.identity = undefined;
+  }
+
+  /** Applies the error-code table's producer rule after the broker answered `code`. */
+  private afterBrokerError(code: number): void {
+    if (errorRule(code).producer !== 'new-session') return;
+    if (this.holdSession) this.sessionSpent = true;
+    else this.identity = undefined;
+  }
+
   private advance(topic: string, n: number): void {
     this.nextSeq.set(topic, (this.sequenceFor(topic) + n) % U32);
   }
 
   /**
-   * Runs one request, resending it after a lost reply: on the same connection while it is open, else on a new one
-   * that resumed the same session. A broker error is final and leaves the sequence where it was.
+   * Runs one request, resending it after a lost reply (on the same connection while it is open, else on a new one
+   * that resumed the same session) or a retriable broker error. Any other broker error is final; the table's
+   * producer rule then says whether the session survives it.
    */
   private async withRetries<T>(
     current: { session: Session; id: ProducerIdentity },
@@ -184,10 +212,20 @@ export class IdempotentSink implements ProduceSink {
   ): Promise<T> {
     const maxRetries = this.options.maxRetries ?? DEFAULT_MAX_RETRIES;
     let { session, id } = current;
+    let pause = RETRY_PAUSE_MS;
     for (let attempt = 0; ; attempt++) {
       try {
         return await request(session, id);
       } catch (error) {
+        if (error instanceof BrokerError) {
+          if (!errorRule(error.errorCode).retriable || attempt >= maxRetries) {
+            this.afterBrokerError(error.errorCode);
+            throw error;
+          }
+          await new Promise((resolve) => setTimeout(resolve, pause));
+          pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS);
+          continue;
+        }
         if (!isLostReply(error) || attempt >= maxRetries) throw error;
         if (session.conn.closed && this.holdSession) throw error;
         if (session.conn.closed) ({ session, id } = await this.resume(error as CraterError));

@@ -107,6 +107,7 @@ export class TransactionManager {
       await this.sink.exclusive((session) => session.conn.request(EndTxnRequest, { commit }, OkReply), true);
     } finally {
       this.current = 'none';
+      this.sink.transactionEnded();
     }
   }
 
