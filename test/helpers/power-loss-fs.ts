@@ -49,6 +49,11 @@ export class PowerLossFs implements FileLayer {
   onOperation: ((n: number) => void) | undefined;
   /** Decides per fsync (by file path) whether it fails with EIO; the fsync's writes are then lost. */
   failFsyncs: ((file: string) => boolean) | undefined;
+  /**
+   * Extra milliseconds before an async fsync reports completion (a slow disk): widens the window in which written
+   * but unsynced bytes exist, so crash points and readers land in it. The bytes count as durable only at the end.
+   */
+  fsyncLatencyMs: (() => number) | undefined;
   private readonly byFile = new Map<string, Tracked>();
   private readonly byFd = new Map<number, Tracked>();
   private seq = 0;
@@ -110,9 +115,14 @@ export class PowerLossFs implements FileLayer {
     const upto = this.seq;
     const fail = t !== undefined && this.failFsyncs?.(t.file) === true;
     this.real.fsync(fd, (err) => {
-      if (t && (err || fail)) this.lose(t, upto);
-      else if (t) this.cover(t, upto);
-      callback(err ?? (fail ? eio(t!.file) : null));
+      const finish = (): void => {
+        if (t && (err || fail)) this.lose(t, upto);
+        else if (t) this.cover(t, upto);
+        callback(err ?? (fail ? eio(t!.file) : null));
+      };
+      const latency = t ? (this.fsyncLatencyMs?.() ?? 0) : 0;
+      if (latency > 0) setTimeout(finish, latency);
+      else finish();
     });
   }
 
