@@ -5,6 +5,7 @@
 import { DEFAULT_MAX_FRAME_SIZE, Limits } from '../protocol/limits.js';
 import type { ConsumerRuntimeOptions } from './consumer/index.js';
 import type { Logger } from './core.js';
+import type { FaultHooks } from './fault-hooks.js';
 import type { TransactionOptions } from './transactions/coordinator.js';
 
 export type AcksMode = 'none' | 'leader';
@@ -53,8 +54,10 @@ export interface BrokerOptions {
   clock?: () => bigint;
   /** Consumer-side timers and limits (group session, reaper, push interval, max deliveries, …). */
   consumer?: ConsumerRuntimeOptions;
-  /** Transaction timeout and the test-only crash hook (transactions/coordinator.ts). */
+  /** Transaction timeout (transactions/coordinator.ts). */
   transactions?: TransactionOptions | undefined;
+  /** Test-only fault injection (fault-hooks.ts); never set in real use. */
+  faults?: FaultHooks | undefined;
 }
 
 export interface BrokerConfig {
@@ -79,6 +82,7 @@ export interface BrokerConfig {
   readonly cleanerIntervalMs: number | undefined;
   readonly consumer: ConsumerRuntimeOptions | undefined;
   readonly transactions: TransactionOptions | undefined;
+  readonly faults: FaultHooks | undefined;
 }
 
 export const BrokerDefaults = {
@@ -129,5 +133,6 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     cleanerIntervalMs: options.cleanerIntervalMs === undefined ? undefined : positive('cleanerIntervalMs', options.cleanerIntervalMs, 0),
     consumer: options.consumer,
     transactions: options.transactions,
+    faults: options.faults,
   };
 }

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import type { AcksMode, AuthOptions, BrokerOptions, InitialTopic } from './config.js';
-import { type ProducerCrashPoint, type ProducerStateOptions, producerCrashPoints } from './producer-state/runtime.js';
+import type { ProducerStateOptions } from './producer-state/runtime.js';
 
 export interface LaunchInputs {
   dataDir?: string | undefined;
@@ -99,7 +99,6 @@ export function launchOptions(inputs: LaunchInputs, file: AppSettings = {}): Lau
     server.Retention !== undefined ? parseRetentionMs(String(server.Retention)) : server.RetentionSeconds !== undefined ? server.RetentionSeconds * 1000 : undefined;
   const fileTopics = (server.Topics ?? []).map((t) => (typeof t === 'string' ? parseTopicSpec(t) : { name: t.Name, partitions: t.Partitions ?? 1 }));
   const acks = inputs.acks ?? server.Acks;
-  const crashAt = testCrashPoint(process.env.CRATER_TEST_CRASH_AT)?.crashAt;
   return {
     dataDir: inputs.dataDir ?? server.DataDir,
     host: inputs.host ?? server.Host,
@@ -110,23 +109,5 @@ export function launchOptions(inputs: LaunchInputs, file: AppSettings = {}): Lau
     segmentBytes: inputs.segmentBytes ?? server.MaxSegmentSize,
     retentionMs: inputs.retention !== undefined ? parseRetentionMs(inputs.retention) : fileRetention,
     topics: inputs.topics && inputs.topics.length > 0 ? inputs.topics.map(parseTopicSpec) : fileTopics,
-    transactions: crashAt === 'after-prepare-commit' ? { crashAt } : undefined,
-    ...(crashAt !== undefined && crashAt !== 'after-prepare-commit' ? { producerState: { crashAt } } : {}),
   };
-}
-
-export type TestCrashPoint = 'after-prepare-commit' | ProducerCrashPoint;
-const testCrashPoints: readonly TestCrashPoint[] = ['after-prepare-commit', ...producerCrashPoints];
-
-/**
- * TEST ONLY: CRATER_TEST_CRASH_AT makes the broker SIGKILL itself at a fixed point. after-prepare-commit: right
- * after a PREPARE_COMMIT is durable (test/integration/transactions-crash.test.ts checks the roll-forward).
- * after-memo-before-data, mid-batch-data: inside an idempotent produce, after the memo append or after the first
- * partition's data append (test/integration/producer-crash-points.test.ts). Unset in real use.
- */
-export function testCrashPoint(value: string | undefined): { crashAt: TestCrashPoint } | undefined {
-  if (value === undefined || value === '') return undefined;
-  const point = testCrashPoints.find((p) => p === value);
-  if (point) return { crashAt: point };
-  throw new UsageError(`CRATER_TEST_CRASH_AT must be one of ${testCrashPoints.join(', ')} (a test-only fault hook), got "${value}"`);
 }

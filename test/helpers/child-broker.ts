@@ -1,6 +1,8 @@
 /**
  * `crater broker start` (from the build) in a child process on a given data dir, for tests that kill a broker and
- * restart it on the same files. The start resolves on the CRATER_BROKER= line the command prints once it listens.
+ * restart it on the same files; with `crashAt`, the test-only entry fault-broker.mjs instead, which starts the same
+ * built broker with a fault hook that SIGKILLs it at that crash point. The start resolves on the CRATER_BROKER= line
+ * either prints once it listens.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
@@ -16,7 +18,7 @@ export interface ChildBroker {
 export interface ChildBrokerOptions {
   /** `--topic` values, e.g. 'orders:3'. */
   topics?: readonly string[];
-  /** The test-only fault hook CRATER_TEST_CRASH_AT (never inherited from the test's environment). */
+  /** A crash point of src/broker/fault-hooks.ts: the child SIGKILLs itself there. */
   crashAt?: string | undefined;
   /** How long to wait for the broker to listen (default 15 s). */
   startTimeoutMs?: number;
@@ -24,9 +26,10 @@ export interface ChildBrokerOptions {
 
 export function startChildBroker(dataDir: string, options: ChildBrokerOptions = {}): Promise<ChildBroker> {
   const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
-  delete env.CRATER_TEST_CRASH_AT;
-  if (options.crashAt !== undefined) env.CRATER_TEST_CRASH_AT = options.crashAt;
-  const args = [path.join(repoRoot, 'bin/run.js'), 'broker', 'start', '--data-dir', dataDir, '--port', '0'];
+  const args =
+    options.crashAt === undefined
+      ? [path.join(repoRoot, 'bin/run.js'), 'broker', 'start', '--data-dir', dataDir, '--port', '0']
+      : [path.join(repoRoot, 'test/helpers/fault-broker.mjs'), '--data-dir', dataDir, '--crash-at', options.crashAt];
   for (const topic of options.topics ?? []) args.push('--topic', topic);
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));

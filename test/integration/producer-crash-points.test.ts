@@ -1,6 +1,6 @@
 /**
  * Deterministic kills inside a durable idempotent produce: a broker in a child process (from the build) started
- * with CRATER_TEST_CRASH_AT SIGKILLs itself right after the memo append (after-memo-before-data) or after the first
+ * with the fault hook (test/helpers/fault-broker.mjs) SIGKILLs itself right after the memo append (after-memo-before-data) or after the first
  * partition's data append (mid-batch-data), so the memo names records that are missing or partly missing. The
  * broker restarts on the same data dir (without the hook), the producer resumes its session and resends; every
  * record must then be stored exactly once, at the offset its ack names.

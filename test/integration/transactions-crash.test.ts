@@ -1,7 +1,7 @@
 /**
  * A broker crash between PREPARE_COMMIT and the COMMIT markers (semantics.md §10 crash recovery). The broker runs
- * in a child process (`crater broker start`, from the build) with the test-only fault hook
- * CRATER_TEST_CRASH_AT=after-prepare-commit, which SIGKILLs it right after PREPARE_COMMIT is durable. A second
+ * in a child process (the built broker, through the test-only entry test/helpers/fault-broker.mjs) whose fault hook
+ * SIGKILLs it at after-prepare-commit, right after PREPARE_COMMIT is durable. A second
  * broker on the same data dir (without the hook) must roll the transaction forward: markers written, the buffered
  * offsets applied, the records visible to read_committed. The producer's END_TXN, resent on a resumed session,
  * is answered OK because the commit decision was already taken.

@@ -10,6 +10,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { NO_ACK_PARTITION, PRODUCER_STATE_TOPIC, isNoAckMemo } from '../../storage/producer-state-codec.js';
 import type { BrokerCore, Logger } from '../core.js';
+import type { CrashPoint } from '../fault-hooks.js';
 import { type ConnectionHandle, HandlerError } from '../handler.js';
 import { MemoStore, type StateWrite, stateWrites } from './memo-store.js';
 import { PidAllocator } from './pid-allocator.js';
@@ -27,16 +28,7 @@ export interface ProducerStateOptions {
   expiryMs?: number;
   /** How often the expiry sweep runs (default 300 s). */
   sweepIntervalMs?: number;
-  /**
-   * Test-only fault injection (CRATER_TEST_CRASH_AT): the broker SIGKILLs itself inside an idempotent produce,
-   * right after the memo append ('after-memo-before-data') or after the first partition's data append
-   * ('mid-batch-data').
-   */
-  crashAt?: ProducerCrashPoint | undefined;
 }
-
-export const producerCrashPoints = ['after-memo-before-data', 'mid-batch-data'] as const;
-export type ProducerCrashPoint = (typeof producerCrashPoints)[number];
 
 const U32_MINUS_ONE = 0xffff_ffff;
 
@@ -81,7 +73,6 @@ export class ProducerStateRuntime {
   private sweeping: Promise<string[]> | undefined;
   readonly expiryMs: number;
   private readonly sweepIntervalMs: number;
-  private readonly crashAt: ProducerCrashPoint | undefined;
 
   private constructor(
     private readonly broker: BrokerCore,
@@ -90,7 +81,6 @@ export class ProducerStateRuntime {
   ) {
     this.expiryMs = options.expiryMs ?? DEFAULT_PRODUCER_EXPIRY_MS;
     this.sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_EXPIRY_SWEEP_MS;
-    this.crashAt = options.crashAt;
   }
 
   /**
@@ -135,11 +125,9 @@ export class ProducerStateRuntime {
     return this.byName.get(name);
   }
 
-  /** TEST ONLY: SIGKILLs the process when `point` is the configured crash point (never set in real use). */
-  crashPoint(point: ProducerCrashPoint): void {
-    if (this.crashAt !== point) return;
-    this.broker.logger.warn(`CRATER_TEST_CRASH_AT=${point}: killing the broker`);
-    process.kill(process.pid, 'SIGKILL');
+  /** Passes a crash point of the idempotent produce to the test-only fault hook, when one was given. */
+  crashPoint(point: Exclude<CrashPoint, 'after-prepare-commit'>): void {
+    this.broker.config.faults?.crashPoint?.(point);
   }
 
   get memoWrites(): number {

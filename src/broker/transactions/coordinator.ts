@@ -29,11 +29,6 @@ const SESSION_TIMED_OUT = 'transaction-timed-out';
 export interface TransactionOptions {
   /** Abort a transaction open this long (ms); 0 disables. Default 15 minutes. */
   timeoutMs?: number;
-  /**
-   * Test-only fault injection: 'after-prepare-commit' SIGKILLs the broker process right after PREPARE_COMMIT is
-   * durable, before any COMMIT marker (the crash-recovery test sets it through CRATER_TEST_CRASH_AT).
-   */
-  crashAt?: 'after-prepare-commit' | undefined;
 }
 
 export interface Transaction {
@@ -62,7 +57,7 @@ export class TransactionCoordinator {
 
   constructor(
     private readonly broker: BrokerCore,
-    private readonly options: TransactionOptions = {},
+    options: TransactionOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS;
   }
@@ -290,10 +285,7 @@ export class TransactionCoordinator {
         throw err;
       }
     }
-    if (decision === 'commit' && this.options.crashAt === 'after-prepare-commit') {
-      this.broker.logger.warn('CRATER_TEST_CRASH_AT=after-prepare-commit: killing the broker');
-      process.kill(process.pid, 'SIGKILL');
-    }
+    if (decision === 'commit') this.broker.config.faults?.crashPoint?.('after-prepare-commit');
     const markers = await writeMarkers(this.broker, txn, decision);
     if (decision === 'commit') await applyOffsets(this.broker, txn.pendingOffsets);
     else await this.index.add(abortEntries(txn, markers));

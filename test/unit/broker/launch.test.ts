@@ -12,6 +12,18 @@ describe('broker launch settings', () => {
     expect(launchOptions({}).acks).toBeUndefined();
   });
 
+  it('reads no crash point from the environment: fault injection is only an object a test passes in', () => {
+    process.env.CRATER_TEST_CRASH_AT = 'after-prepare-commit';
+    try {
+      const o = launchOptions({ topics: ['orders'] });
+      expect(o.faults).toBeUndefined();
+      expect(o.transactions).toBeUndefined();
+      expect(o.producerState).toBeUndefined();
+    } finally {
+      delete process.env.CRATER_TEST_CRASH_AT;
+    }
+  });
+
   it('refuses half-configured auth, bad acks, retentions and topic specs', () => {
     expect(() => launchOptions({ username: 'x' })).toThrow(UsageError);
     expect(() => launchOptions({ acks: 'all' })).toThrow(/none \(0\) and leader \(1\)/);
