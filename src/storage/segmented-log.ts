@@ -24,10 +24,10 @@ import { GroupCommitter, type GroupCommitterOptions } from './group-committer.js
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
 import { recordSize, writeRecord } from './record.js';
 import { type RecoveryReport, loadSegments, writeCheckpoint, writeCleanShutdownMarker } from './recovery.js';
-import { type RetentionResult, expiredSegmentCount } from './retention.js';
+import { type RetentionResult, deleteExpiredSegments } from './retention.js';
 import { Segment } from './segment.js';
 import { readRecords, scanForTimestamp } from './segment-reader.js';
-import { DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE, MAX_SEGMENT_SIZE_LIMIT } from './topic-config.js';
+import { DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE, checkMaxSegmentSize } from './topic-config.js';
 
 export interface SegmentedLogOptions {
   /** Roll threshold in bytes; default 1 GiB, at most 4 GiB (time-index positions are u32). */
@@ -48,14 +48,14 @@ export interface SegmentedLogFaults {
 
 const INITIAL_SCRATCH_BYTES = 64 * 1024;
 
-/** One append call's progress: records encoded into the scratch buffer, segment by segment. */
+/**
+ * One append call's progress: `active` gets the records encoded into scratch[segStart, fill); of `offsets` (every
+ * record encoded so far) the first `flushed` are already written to segments rolled since.
+ */
 interface AppendRun {
-  /** The segment the records now being encoded go to. */
   active: Segment;
-  /** Where in the scratch buffer that segment's records start, and where the encoded bytes end. */
   segStart: number;
   fill: number;
-  /** Offsets of the records encoded so far; the first `flushed` of them are written to segments already rolled. */
   offsets: bigint[];
   flushed: number;
 }
@@ -82,9 +82,7 @@ export class SegmentedLog implements PartitionLog {
   private closed = false;
   /**
    * Set by a failed write, which may leave a torn tail past the tracked size; only then does the next append fstat
-   * the file (an fstat per append cost about 2% of produce). Bytes another process appends past the tracked end
-   * are not looked for: positional writes overwrite them, reads stop at the tracked size, and the next load's
-   * recovery of the active segment cuts whatever is left.
+   * the file (an fstat per append cost about 2% of produce). Foreign bytes past the tracked end are not looked for.
    */
   private tailSuspect = false;
 
@@ -298,16 +296,8 @@ export class SegmentedLog implements PartitionLog {
    */
   async applyRetention(nowMs: number, retentionMs: number): Promise<RetentionResult> {
     if (this.closed) throw new StorageError(`the log at ${this.dir} is closed`);
-    const n = expiredSegmentCount(this.segments.map((s) => s.createdAtMs), nowMs, retentionMs);
-    const gone = this.segments.splice(0, n);
-    let deletedBytes = 0;
-    for (const seg of gone) {
-      deletedBytes += seg.size;
-      seg.unlinkFiles();
-    }
-    if (n > 0) fsyncDirSync(this.dir);
-    await Promise.all(gone.map((seg) => seg.close()));
-    return { deletedSegments: n, deletedBytes, logStartOffset: this.logStartOffset };
+    const deletedBytes = await deleteExpiredSegments(this.segments, this.dir, nowMs, retentionMs);
+    return { ...deletedBytes, logStartOffset: this.logStartOffset };
   }
 
   /**
@@ -412,13 +402,6 @@ export class SegmentedLog implements PartitionLog {
     this.scratch.copy(bigger, 0, 0, keep);
     this.scratch = bigger;
   }
-}
-
-function checkMaxSegmentSize(bytes: number): number {
-  if (!Number.isSafeInteger(bytes) || bytes <= 0 || bytes > MAX_SEGMENT_SIZE_LIMIT) {
-    throw new StorageError(`max_segment_size ${bytes} must be an integer in 1..${MAX_SEGMENT_SIZE_LIMIT}`);
-  }
-  return bytes;
 }
 
 function asStorageError(err: unknown, what: string): Error {

@@ -188,3 +188,11 @@ function readSidecar(topicDir: string): string | undefined {
     throw new StorageError(`cannot read ${file}: ${(err as Error).message}`, { cause: err });
   }
 }
+
+/** A segmented log's roll threshold, checked: an integer in 1..MAX_SEGMENT_SIZE_LIMIT (time-index positions are u32). */
+export function checkMaxSegmentSize(bytes: number): number {
+  if (!Number.isSafeInteger(bytes) || bytes <= 0 || bytes > MAX_SEGMENT_SIZE_LIMIT) {
+    throw new StorageError(`max_segment_size ${bytes} must be an integer in 1..${MAX_SEGMENT_SIZE_LIMIT}`);
+  }
+  return bytes;
+}
