@@ -18,6 +18,8 @@ import { readAll, runCampaign } from '../helpers/power-loss-run.js';
 const SEEDS = Number(process.env.CRATER_POWER_LOSS_SEEDS ?? 1);
 // Mean file operations between crash points; CRATER_POWER_LOSS_GAP=20 explores about four times as many.
 const GAP = Number(process.env.CRATER_POWER_LOSS_GAP ?? 80);
+// One case restarts a broker per crash point; a smaller gap means proportionally more of them.
+const CASE_TIMEOUT_MS = 180_000 * Math.max(1, 80 / GAP);
 const variants: CrashVariant[] = ['drop', 'prefix', 'torn'];
 const cases = variants.flatMap((variant) => Array.from({ length: SEEDS }, (_, i) => [variant, 1 + i] as const));
 const BROKER = { acks: 'leader' as const, topics: [{ name: 'orders', partitions: 2 }] };
@@ -111,7 +113,7 @@ describe('power loss under durable idempotent produce and consumer-offset commit
     explored += result.crashPoints;
     console.log(`power loss (idempotent + offsets, ${variant}, seed ${seed}): ${result.crashPoints} crash points over ${result.operations} file operations; ${explored} so far`);
     expect(result.crashPoints).toBeGreaterThan(1);
-  });
+  }, CASE_TIMEOUT_MS);
 });
 
 interface TxnFacts {
@@ -174,5 +176,5 @@ describe('power loss under transactions', () => {
     explored += result.crashPoints;
     console.log(`power loss (transactions, ${variant}, seed ${seed}): ${result.crashPoints} crash points over ${result.operations} file operations; ${explored} so far`);
     expect(result.crashPoints).toBeGreaterThan(1);
-  });
+  }, CASE_TIMEOUT_MS);
 });
