@@ -55,6 +55,20 @@ const DEFAULT_RECONNECT_ATTEMPTS = 20;
 const RETRY_PAUSE_MS = 50;
 const MAX_RETRY_PAUSE_MS = 1_000;
 
+/**
+ * What the producer's session does after the broker answered `code` (from the table only): go on, start a new one
+ * before the next request, or, inside an open transaction, start one once the transaction has ended.
+ */
+export function sessionAfterError(code: number, inTransaction: boolean): 'keep' | 'new-session' | 'new-session-after-transaction' {
+  if (errorRule(code).producer !== 'new-session') return 'keep';
+  return inTransaction ? 'new-session-after-transaction' : 'new-session';
+}
+
+/** Whether the request that got `code` is resent (same sequence) on attempt `attempt` of at most `maxRetries`. */
+export function resendAfterError(code: number, attempt: number, maxRetries: number): boolean {
+  return errorRule(code).retriable && attempt < maxRetries;
+}
+
 function isLostReply(error: unknown): boolean {
   return error instanceof TimeoutError || error instanceof ConnectionError;
 }
@@ -192,9 +206,9 @@ export class IdempotentSink implements ProduceSink {
 
   /** Applies the error-code table's producer rule after the broker answered `code`. */
   private afterBrokerError(code: number): void {
-    if (errorRule(code).producer !== 'new-session') return;
-    if (this.holdSession) this.sessionSpent = true;
-    else this.identity = undefined;
+    const next = sessionAfterError(code, this.holdSession);
+    if (next === 'new-session-after-transaction') this.sessionSpent = true;
+    else if (next === 'new-session') this.identity = undefined;
   }
 
   private advance(topic: string, n: number): void {
@@ -218,7 +232,7 @@ export class IdempotentSink implements ProduceSink {
         return await request(session, id);
       } catch (error) {
         if (error instanceof BrokerError) {
-          if (!errorRule(error.errorCode).retriable || attempt >= maxRetries) {
+          if (!resendAfterError(error.errorCode, attempt, maxRetries)) {
             this.afterBrokerError(error.errorCode);
             throw error;
           }

@@ -12,6 +12,7 @@ import {
   isRetriable,
   needsRejoin,
 } from '../../../src/protocol/error-codes.js';
+import { resendAfterError, sessionAfterError } from '../../../src/client/producer/idempotent-sink.js';
 
 const names = Object.keys(ErrorCode) as ErrorCodeName[];
 
@@ -45,6 +46,19 @@ describe('the error-code rules', () => {
   it('treats a code it does not know as not retriable and as ending the session', () => {
     for (const code of [22, 49, 54, 999, 0xffff]) {
       expect(errorRule(code)).toEqual({ retriable: false, producer: 'new-session', rejoin: false });
+    }
+  });
+});
+
+describe("the idempotent producer's reaction to each code", () => {
+  it('resends only retriable codes and replaces its session only after codes that end it', () => {
+    for (const code of [...names.map((n) => ErrorCode[n]), 22, 999]) {
+      const rule = errorRule(code);
+      expect(resendAfterError(code, 0, 5)).toBe(rule.retriable);
+      expect(resendAfterError(code, 5, 5)).toBe(false);
+      const expected = rule.producer === 'new-session' ? 'new-session' : 'keep';
+      expect(sessionAfterError(code, false)).toBe(expected);
+      expect(sessionAfterError(code, true)).toBe(expected === 'keep' ? 'keep' : 'new-session-after-transaction');
     }
   });
 });
