@@ -116,7 +116,7 @@ export const ShareDescriptionReply = defineMessage<ShareGroupDescription>({
     for (let i = 0; i < nm; i++) {
       members[i] = { memberId: r.str(`members[${i}].member_id`, Caps.memberId), address: r.str(`members[${i}].address`), acquired: r.u32(`members[${i}].acquired`), lastSeenMs: r.u64(`members[${i}].last_seen_ms`) };
     }
-    const np = r.count('partitions.count', 72, MAX_PARTITIONS);
+    const np = r.count('partitions.count', 60, MAX_PARTITIONS);
     const partitions = new Array<SharePartitionInfo>(np);
     let i = 0;
     try {
