@@ -1,0 +1,131 @@
+/**
+ * Share-group drain: produce a record count (untimed), then C share consumers of one group with implicit acks drain
+ * it concurrently. The timed phase runs from the first poll to the last consumer's final commit, so every record is
+ * acquired and its ACCEPT durable inside it. Reports aggregate records/s, each consumer's share, duplicates seen
+ * (0 unless a lock expired mid-run) and, against the embedded broker, its peak RSS and fsyncs. Returns a report;
+ * never prints. Needs a crater broker (share groups are a crater extension).
+ */
+import type { Client } from '../client/client.js';
+import type { ShareConsumer } from '../client/consumer/share-consumer.js';
+import { UsageError } from '../errors.js';
+import { perSecond } from './stats.js';
+import { type BrokerInfo, type TargetOptions, benchRecords, benchTopicName, openTarget } from './target.js';
+
+export interface ShareBenchOptions extends TargetOptions {
+  records?: number;
+  consumers?: number;
+  partitions?: number;
+  valueSize?: number;
+  /** Records per SHARE_FETCH. */
+  maxRecords?: number;
+  onProgress?: (step: string) => void;
+}
+
+export interface ShareBenchReport {
+  kind: 'share';
+  broker: BrokerInfo;
+  params: { records: number; consumers: number; partitions: number; valueSize: number; maxRecords: number; ackMode: 'implicit' };
+  records: number;
+  duplicates: number;
+  polls: number;
+  wallMs: number;
+  recordsPerSec: number;
+  perConsumer: number[];
+  brokerPeakRssBytes: number | null;
+  fsyncs: number | null;
+}
+
+export const ShareBenchDefaults = { records: 100_000, consumers: 4, partitions: 4, valueSize: 100, maxRecords: 1_000 } as const;
+const PRODUCE_BATCH = 1_000;
+const WARM_RECORDS = 20_000;
+
+function positiveInt(name: string, v: number, max: number): number {
+  if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`${name} must be an integer 1..${max}, got ${v}`);
+  return v;
+}
+
+export async function runShareBench(options: ShareBenchOptions = {}): Promise<ShareBenchReport> {
+  const records = positiveInt('records', options.records ?? ShareBenchDefaults.records, 100_000_000);
+  const consumers = positiveInt('consumers', options.consumers ?? ShareBenchDefaults.consumers, 64);
+  const partitions = positiveInt('partitions', options.partitions ?? ShareBenchDefaults.partitions, 1_024);
+  const valueSize = positiveInt('value size', options.valueSize ?? ShareBenchDefaults.valueSize, 1_000_000);
+  const maxRecords = positiveInt('max records', options.maxRecords ?? ShareBenchDefaults.maxRecords, 10_000);
+  const progress = options.onProgress ?? (() => undefined);
+
+  progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
+  const target = await openTarget(options);
+  let admin: Client | undefined;
+  try {
+    admin = await target.connect();
+    if (!admin.isCrater) throw new UsageError(`bench share needs a crater broker; ${target.info.address} is ${admin.serverName ?? 'unidentified'}`);
+    // One untimed pass first, so the figure is the JIT's steady state.
+    progress('warming up');
+    await drainOnce(admin, Math.min(WARM_RECORDS, records), { consumers, partitions, valueSize, maxRecords }, progress);
+    const before = target.embedded ? await target.embedded.resetPeak() : undefined;
+    const run = await drainOnce(admin, records, { consumers, partitions, valueSize, maxRecords }, progress);
+    const after = target.embedded ? await target.embedded.stats() : undefined;
+    return {
+      kind: 'share',
+      broker: target.info,
+      params: { records, consumers, partitions, valueSize, maxRecords, ackMode: 'implicit' },
+      ...run,
+      recordsPerSec: perSecond(run.records, run.wallMs),
+      brokerPeakRssBytes: after?.peakRssBytes ?? null,
+      fsyncs: before && after ? after.fsyncCount - before.fsyncCount : null,
+    };
+  } finally {
+    await admin?.close().catch(() => undefined);
+    await target.close();
+  }
+}
+
+interface Shape {
+  consumers: number;
+  partitions: number;
+  valueSize: number;
+  maxRecords: number;
+}
+
+async function drainOnce(admin: Client, records: number, shape: Shape, progress: (step: string) => void) {
+  const topic = benchTopicName('bench-share');
+  const group = `${topic}-group`;
+  await admin.createTopic(topic, shape.partitions);
+  progress(`producing ${records} records`);
+  const batch = benchRecords({ count: PRODUCE_BATCH, valueSize: shape.valueSize });
+  for (let sent = 0; sent < records; sent += PRODUCE_BATCH) {
+    const n = Math.min(PRODUCE_BATCH, records - sent);
+    const result = await admin.produceBatch(topic, n === PRODUCE_BATCH ? batch : batch.slice(0, n));
+    if (result.error) throw result.error;
+  }
+  await admin.shareGroups.alter(group, { 'auto.offset.reset': 'earliest' });
+  const members: ShareConsumer[] = [];
+  try {
+    for (let i = 0; i < shape.consumers; i++) members.push(await admin.shareConsumer({ group, topics: [topic], maxRecords: shape.maxRecords, maxWaitMs: 100 }));
+    progress(`draining ${records} records with ${shape.consumers} share consumers`);
+    const seen = new Set<string>();
+    const perConsumer = members.map(() => 0);
+    let duplicates = 0;
+    let polls = 0;
+    const started = performance.now();
+    await Promise.all(
+      members.map(async (m, i) => {
+        while (seen.size < records) {
+          const got = await m.poll();
+          polls++;
+          for (const r of got) {
+            const id = `${r.partition}:${r.offset}`;
+            if (seen.has(id)) duplicates++;
+            else seen.add(id);
+          }
+          perConsumer[i]! += got.length;
+        }
+        await m.commit();
+      }),
+    );
+    const wallMs = performance.now() - started;
+    await admin.deleteTopic(topic).catch(() => undefined);
+    return { records: seen.size, duplicates, polls, wallMs, perConsumer };
+  } finally {
+    await Promise.allSettled(members.map((m) => m.close()));
+  }
+}
