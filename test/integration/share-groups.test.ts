@@ -174,6 +174,38 @@ describe('share groups: locks and members on the broker clock', () => {
     expect(await b.poll()).toEqual([]);
   });
 
+  it('withLockRenewal renews while the work runs, so the lock outlives its first deadline', async () => {
+    const clock = manualClock();
+    const c = await setup({ clock: clock.now }, { 'record.lock.duration.ms': 100 });
+    await fill(c, 'one', 1);
+    const a = await member(c, { ackMode: 'explicit' });
+    const [r] = await pollUntil(a, 1);
+    const b = await member(c);
+    const first = r!.lockDeadlineMs;
+    const entry = () => [...env.broker.share.group('workers')!.partition('one', 1)!.inFlight()][0]!;
+    await a.withLockRenewal(r!, async () => {
+      clock.advance(60);
+      await eventually(() => (BigInt(entry().lockDeadline) > first ? true : undefined));
+      clock.advance(60);
+      expect(await b.poll()).toEqual([]);
+    });
+    a.acknowledge(r!, 'accept');
+    expect((await a.commit()).map((x) => x.errorCode)).toEqual([0]);
+  });
+
+  it('partition.max.record.locks caps the in-flight window; acks make room', async () => {
+    const c = await setup({}, { 'partition.max.record.locks': 3 });
+    await fill(c, 'one', 10);
+    const a = await member(c, { ackMode: 'explicit', maxRecords: 10 });
+    const got = await pollUntil(a, 3);
+    expect(got).toHaveLength(3);
+    const b = await member(c, { maxRecords: 10 });
+    expect(await b.poll()).toEqual([]);
+    for (const r of got) a.acknowledge(r, 'accept');
+    await a.commit();
+    expect((await pollUntil(b, 3)).map(valueOf)).toEqual(['v3', 'v4', 'v5']);
+  });
+
   it('a killed consumer releases its records at once (counts kept); another member gets them', async () => {
     const c = await setup();
     await fill(c, 'one', 2);

@@ -43,10 +43,12 @@ const moves: Record<RecordStateValue, readonly RecordStateValue[]> = {
   [RecordState.ARCHIVED]: [],
 };
 
-function move(e: InFlight, to: RecordStateValue): void {
+function move(e: InFlight, to: RecordStateValue): number {
   if (!moves[e.state].includes(to)) throw new Error(`share record ${e.offset}: no move from state ${e.state} to ${to}`);
+  const delta = (to === RecordState.AVAILABLE ? 1 : 0) - (e.state === RecordState.AVAILABLE ? 1 : 0);
   e.state = to;
   if (to !== RecordState.ACQUIRED) e.owner = undefined;
+  return delta;
 }
 
 const COMPACT_AT = 1_024;
@@ -56,6 +58,8 @@ export class SharePartition {
   private head = 0;
   /** Changed since the last snapshot was taken. */
   dirty = false;
+  /** Available records in the window (so a fetch skips the scan when there are none). */
+  private available = 0;
 
   constructor(
     readonly topic: string,
@@ -70,6 +74,7 @@ export class SharePartition {
     for (const r of s.records) {
       const state = r.state === RecordState.ACQUIRED ? RecordState.AVAILABLE : r.state;
       p.entries.push({ offset: r.offset, state, deliveryCount: r.deliveryCount, owner: undefined, lockDeadline: 0, acquiredAt: 0, availableAt: 0 });
+      if (state === RecordState.AVAILABLE) p.available++;
     }
     p.advance();
     return p;
@@ -101,6 +106,7 @@ export class SharePartition {
   /** Acquires up to `max` Available records for `member`, oldest first. */
   acquireAvailable(member: string, max: number, now: number, lockMs: number): InFlight[] {
     const out: InFlight[] = [];
+    if (this.available === 0) return out;
     for (let i = this.head; i < this.entries.length && out.length < max; i++) {
       const e = this.entries[i]!;
       if (e.state === RecordState.AVAILABLE && e.availableAt <= now) {
@@ -127,7 +133,7 @@ export class SharePartition {
 
   /** Drops a record that can no longer be read (below the log start): it can never be delivered again. */
   drop(e: InFlight): void {
-    move(e, RecordState.ARCHIVED);
+    this.available += move(e, RecordState.ARCHIVED);
     this.dirty = true;
     this.advance();
   }
@@ -147,28 +153,28 @@ export class SharePartition {
   }
 
   accept(e: InFlight): void {
-    move(e, RecordState.ACKNOWLEDGED);
+    this.available += move(e, RecordState.ACKNOWLEDGED);
     this.dirty = true;
   }
 
   reject(e: InFlight, reason: string, archived: ArchivedNote[]): void {
-    move(e, RecordState.ARCHIVED);
+    this.available += move(e, RecordState.ARCHIVED);
     archived.push(this.note(e, 'rejected', reason));
     this.dirty = true;
   }
 
   renew(e: InFlight, now: number, lockMs: number): void {
-    move(e, RecordState.ACQUIRED);
+    this.available += move(e, RecordState.ACQUIRED);
     e.lockDeadline = now + lockMs;
   }
 
   /** Back to Available (after `delayMs`), or Archived once the record was delivered `limit` times. */
   release(e: InFlight, delayMs: number, now: number, limit: number, archived: ArchivedNote[]): void {
     if (e.deliveryCount >= limit) {
-      move(e, RecordState.ARCHIVED);
+      this.available += move(e, RecordState.ARCHIVED);
       archived.push(this.note(e, 'delivery-limit', `delivered ${e.deliveryCount} times`));
     } else {
-      move(e, RecordState.AVAILABLE);
+      this.available += move(e, RecordState.AVAILABLE);
       e.availableAt = now + delayMs;
     }
     this.dirty = true;
@@ -210,6 +216,7 @@ export class SharePartition {
   /** Starts over at `offset` with an empty window (SHARE_RESET, or a log that lost the window's records). */
   resetTo(offset: bigint): void {
     this.entries = [];
+    this.available = 0;
     this.head = 0;
     this.spso = offset;
     this.speo = offset;
@@ -226,7 +233,7 @@ export class SharePartition {
   }
 
   private acquire(e: InFlight, member: string, now: number, lockMs: number): void {
-    move(e, RecordState.ACQUIRED);
+    this.available += move(e, RecordState.ACQUIRED);
     e.owner = member;
     e.deliveryCount++;
     e.lockDeadline = now + lockMs;

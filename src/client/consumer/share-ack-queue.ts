@@ -37,39 +37,46 @@ interface Decision {
 
 interface Batch {
   records: readonly ShareConsumerRecord[];
+  /** Built on the first decide() that looks into this batch (implicit mode never needs it). */
+  members: Set<ShareConsumerRecord> | undefined;
   decisions: Map<ShareConsumerRecord, Decision>;
+  /** What every undecided record of the batch gets (decideRest), without an entry per record. */
+  rest: Decision | undefined;
+}
+
+function newBatch(records: readonly ShareConsumerRecord[]): Batch {
+  return { records, members: undefined, decisions: new Map(), rest: undefined };
 }
 
 export class ShareAckQueue {
   private batches: Batch[] = [];
-  private readonly batchOf = new WeakMap<ShareConsumerRecord, Batch>();
 
   /** Registers the records of one poll. */
   delivered(records: readonly ShareConsumerRecord[]): void {
-    if (records.length === 0) return;
-    const batch: Batch = { records, decisions: new Map() };
-    this.batches.push(batch);
-    for (const r of records) this.batchOf.set(r, batch);
+    if (records.length > 0) this.batches.push(newBatch(records));
   }
 
   /** False when `record` is not one this consumer holds undecided. */
   decide(record: ShareConsumerRecord, type: ShareAckTypeValue, delayMs: number, reason: string): boolean {
-    const batch = this.batchOf.get(record);
-    if (!batch || !this.batches.includes(batch)) return false;
-    batch.decisions.set(record, { type, delayMs, reason });
-    return true;
+    for (const b of this.batches) {
+      b.members ??= new Set(b.records);
+      if (!b.members.has(record)) continue;
+      b.decisions.set(record, { type, delayMs, reason });
+      return true;
+    }
+    return false;
   }
 
   /** Records delivered and not yet decided. */
   undecided(): number {
     let n = 0;
-    for (const b of this.batches) n += b.records.length - b.decisions.size;
+    for (const b of this.batches) if (!b.rest) n += b.records.length - b.decisions.size;
     return n;
   }
 
   /** Decides every undecided record as `type` (implicit mode's ACCEPT, or RELEASE on close). */
   decideRest(type: ShareAckTypeValue): void {
-    for (const b of this.batches) for (const r of b.records) if (!b.decisions.has(r)) b.decisions.set(r, { type, delayMs: 0, reason: '' });
+    for (const b of this.batches) b.rest ??= { type, delayMs: 0, reason: '' };
   }
 
   /** Takes the decided records out as ack ranges; undecided ones stay queued. */
@@ -78,28 +85,27 @@ export class ShareAckQueue {
     const keep: Batch[] = [];
     for (const b of this.batches) {
       let prev: { record: ShareConsumerRecord; d: Decision; part: SharePartitionAcks } | undefined;
+      let part: SharePartitionAcks | undefined;
       const left: ShareConsumerRecord[] = [];
       for (const r of b.records) {
-        const d = b.decisions.get(r);
+        const d = b.decisions.get(r) ?? b.rest;
         if (!d) {
           left.push(r);
           prev = undefined;
           continue;
         }
-        const key = `${r.topic}\u0000${r.partition}`;
-        let part = byPartition.get(key);
-        if (!part) byPartition.set(key, (part = { topic: r.topic, partition: r.partition, ranges: [] }));
+        if (!part || part.partition !== r.partition || part.topic !== r.topic) {
+          const key = `${r.topic}\u0000${r.partition}`;
+          part = byPartition.get(key);
+          if (!part) byPartition.set(key, (part = { topic: r.topic, partition: r.partition, ranges: [] }));
+        }
         const last = part.ranges[part.ranges.length - 1];
         const joins = prev && prev.part === part && last && prev.record.deliveryCount === 1 && r.deliveryCount === 1 && sameDecision(prev.d, d) && last.lastOffset === prev.record.offset;
         if (joins) last!.lastOffset = r.offset;
         else part.ranges.push({ firstOffset: r.offset, lastOffset: r.offset, type: d.type, releaseDelayMs: d.delayMs, reason: d.reason });
         prev = { record: r, d, part };
       }
-      if (left.length > 0) {
-        const rest: Batch = { records: left, decisions: new Map() };
-        for (const r of left) this.batchOf.set(r, rest);
-        keep.push(rest);
-      }
+      if (left.length > 0) keep.push(newBatch(left));
     }
     this.batches = keep;
     for (const p of byPartition.values()) p.ranges.sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));

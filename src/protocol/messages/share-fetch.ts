@@ -82,8 +82,12 @@ export const ShareRecordsReply = defineMessage<ShareRecords>({
     for (const x of m.records) size += strBound(x.topic) + 42 + x.key.length + x.value.length;
     w.reserve(size);
     w.u64(m.brokerTimeMs).u32(m.records.length);
+    let topic = '';
+    let topicBytes: Buffer = Buffer.alloc(0);
     for (const x of m.records) {
-      w.str(x.topic).u32(x.partition).u64(x.offset).u64(x.timestamp).u16(x.deliveryCount).u64(x.lockDeadlineMs);
+      // Records of one partition come together: encode the topic once per run, not per record.
+      if (x.topic !== topic) topicBytes = Buffer.from((topic = x.topic), 'utf8');
+      w.str(topicBytes).u32(x.partition).u64(x.offset).u64(x.timestamp).u16(x.deliveryCount).u64(x.lockDeadlineMs);
       w.str(x.key).str(x.value);
     }
     writeAckResults(w, m.results);
