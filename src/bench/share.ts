@@ -33,6 +33,9 @@ export interface ShareBenchReport {
   perConsumer: number[];
   brokerPeakRssBytes: number | null;
   fsyncs: number | null;
+  /** CPU time of the timed phase, ms: this (client) process, and the embedded broker's (null for an external one). */
+  clientCpuMs: number;
+  brokerCpuMs: number | null;
 }
 
 export const ShareBenchDefaults = { records: 100_000, consumers: 4, partitions: 4, valueSize: 100, maxRecords: 1_000 } as const;
@@ -60,18 +63,29 @@ export async function runShareBench(options: ShareBenchOptions = {}): Promise<Sh
     if (!admin.isCrater) throw new UsageError(`bench share needs a crater broker; ${target.info.address} is ${admin.serverName ?? 'unidentified'}`);
     // One untimed pass first, so the figure is the JIT's steady state.
     progress('warming up');
-    await drainOnce(admin, Math.min(WARM_RECORDS, records), { consumers, partitions, valueSize, maxRecords }, progress);
-    const before = target.embedded ? await target.embedded.resetPeak() : undefined;
-    const run = await drainOnce(admin, records, { consumers, partitions, valueSize, maxRecords }, progress);
+    const warm = await drainOnce(admin, Math.min(WARM_RECORDS, records), { consumers, partitions, valueSize, maxRecords }, progress, async () => undefined);
+    await admin.deleteTopic(warm.topic).catch(() => undefined);
+    let before: Awaited<ReturnType<NonNullable<typeof target.embedded>['stats']>> | undefined;
+    const run = await drainOnce(admin, records, { consumers, partitions, valueSize, maxRecords }, progress, async () => {
+      before = target.embedded ? await target.embedded.resetPeak() : undefined;
+    });
+    // Read before the topic goes: a deleted topic's fsyncs leave the broker's count.
     const after = target.embedded ? await target.embedded.stats() : undefined;
+    await admin.deleteTopic(run.topic).catch(() => undefined);
     return {
       kind: 'share',
       broker: target.info,
       params: { records, consumers, partitions, valueSize, maxRecords, ackMode: 'implicit' },
-      ...run,
+      records: run.records,
+      duplicates: run.duplicates,
+      polls: run.polls,
+      wallMs: run.wallMs,
+      perConsumer: run.perConsumer,
+      clientCpuMs: run.clientCpuMs,
       recordsPerSec: perSecond(run.records, run.wallMs),
       brokerPeakRssBytes: after?.peakRssBytes ?? null,
       fsyncs: before && after ? after.fsyncCount - before.fsyncCount : null,
+      brokerCpuMs: before && after ? after.cpuMs - before.cpuMs : null,
     };
   } finally {
     await admin?.close().catch(() => undefined);
@@ -86,7 +100,8 @@ interface Shape {
   maxRecords: number;
 }
 
-async function drainOnce(admin: Client, records: number, shape: Shape, progress: (step: string) => void) {
+/** `atStart` runs just before the timed phase (the broker's counters are read there). */
+async function drainOnce(admin: Client, records: number, shape: Shape, progress: (step: string) => void, atStart: () => Promise<void>) {
   const topic = benchTopicName('bench-share');
   const group = `${topic}-group`;
   await admin.createTopic(topic, shape.partitions);
@@ -108,6 +123,8 @@ async function drainOnce(admin: Client, records: number, shape: Shape, progress:
     const perConsumer = members.map(() => 0);
     let duplicates = 0;
     let polls = 0;
+    await atStart();
+    const cpu = process.cpuUsage();
     const started = performance.now();
     await Promise.all(
       members.map(async (m, i) => {
@@ -130,8 +147,8 @@ async function drainOnce(admin: Client, records: number, shape: Shape, progress:
       }),
     );
     const wallMs = performance.now() - started;
-    await admin.deleteTopic(topic).catch(() => undefined);
-    return { records: distinct, duplicates, polls, wallMs, perConsumer };
+    const used = process.cpuUsage(cpu);
+    return { topic, records: distinct, duplicates, polls, wallMs, perConsumer, clientCpuMs: (used.user + used.system) / 1000 };
   } finally {
     await Promise.allSettled(members.map((m) => m.close()));
   }

@@ -6,7 +6,7 @@ import { formatHostPort, parseHostPort, passwordFlag, usernameFlag } from '../..
 export default class BenchShare extends BaseCommand {
   static override summary = 'Share-group drain: C share consumers with implicit acks drain N records.';
 
-  static override description = `Produces --records records (untimed) to a fresh topic of --partitions partitions, then --consumers share consumers of one group (implicit acks, --max-records per SHARE_FETCH) drain it concurrently. The timed phase runs from the first poll to the last consumer's final commit, so every acquisition and every ACCEPT is durable in __share_group_state inside it. One untimed warm-up pass runs first. Reports aggregate records/s, each consumer's count, duplicates (0 unless a lock expired) and, against the embedded broker, its peak RSS and the fsyncs of the timed phase. Needs a crater broker. --json prints the report.
+  static override description = `Produces --records records (untimed) to a fresh topic of --partitions partitions, then --consumers share consumers of one group (implicit acks, --max-records per SHARE_FETCH) drain it concurrently. The timed phase runs from the first poll to the last consumer's final commit, so every acquisition and every ACCEPT is durable in __share_group_state inside it. One untimed warm-up pass runs first. Reports aggregate records/s, each consumer's count, duplicates (0 unless a lock expired) and, against the embedded broker, its peak RSS, the fsyncs of the timed phase and the CPU time client and broker used in it (on a loaded machine, records ÷ the larger CPU time says what the code would do with a core each). Needs a crater broker. --json prints the report.
 
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
@@ -57,6 +57,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
           ['duplicates', report.duplicates],
           ['broker peak RSS', mib(report.brokerPeakRssBytes)],
           ['fsyncs', report.fsyncs ?? 'n/a'],
+          ['CPU client / broker', `${report.clientCpuMs.toFixed(0)} ms / ${report.brokerCpuMs === null ? 'n/a' : `${report.brokerCpuMs.toFixed(0)} ms`}`],
         ],
         this.chalk,
       ),
