@@ -29,6 +29,8 @@ export interface BrokerStats {
   rssBytes: number;
   /** Highest sampled RSS since start or the last 'reset-peak'. */
   peakRssBytes: number;
+  /** CPU time (user + system) the broker process has used since it started, in milliseconds. */
+  cpuMs: number;
 }
 
 export type ChildMessage =
@@ -59,7 +61,8 @@ async function main(): Promise<void> {
   const sampler = setInterval(sample, options.sampleMs ?? 50);
   const stats = (id: number): BrokerStats => {
     const rss = sample();
-    return { type: 'stats', id, fsyncCount: broker.fsyncCount, rssBytes: rss, peakRssBytes: peak };
+    const cpu = process.cpuUsage();
+    return { type: 'stats', id, fsyncCount: broker.fsyncCount, rssBytes: rss, peakRssBytes: peak, cpuMs: (cpu.user + cpu.system) / 1000 };
   };
   let stopping = false;
   const stop = async (): Promise<void> => {

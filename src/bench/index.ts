@@ -1,5 +1,6 @@
 /** The benchmarks' public surface: each returns a report object and never prints. */
 export { runBatchVsSingle, BatchVsSingleDefaults, type BatchVsSingleOptions, type BatchVsSingleReport, type ModeFigures, type SweepPoint } from './batch-vs-single.js';
+export { runShareBench, ShareBenchDefaults, type ShareBenchOptions, type ShareBenchReport } from './share.js';
 export { runThroughput, ThroughputDefaults, type PhaseFigures, type ThroughputOptions, type ThroughputReport } from './throughput.js';
 export { EmbeddedBroker, type BrokerStats, type EmbeddedBrokerOptions } from './embedded-broker.js';
 export { LatencyRecorder } from './latency.js';

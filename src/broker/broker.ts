@@ -21,6 +21,7 @@ import { type ProducerStateOptions, ProducerStateRuntime } from './producer-stat
 import { SendBudget } from './send-budget.js';
 import { type CloseReason, ServerConnection } from './server-connection.js';
 import { storageLogFactory } from './storage-log-factory.js';
+import { type ShareOptions, ShareRuntime } from './share/index.js';
 import { type Topic, TopicRegistry } from './topics.js';
 import { TransactionCoordinator } from './transactions/coordinator.js';
 
@@ -52,6 +53,8 @@ export interface BrokerStartOptions extends BrokerOptions {
   logFactory?: LogFactory;
   /** Idle expiry of durable producers (default 24 h, swept every 300 s). */
   producerState?: ProducerStateOptions;
+  /** Share groups: group config defaults, member session and sweep timers (share/config.ts). */
+  share?: ShareOptions;
 }
 
 export class Broker implements BrokerCore, AsyncDisposable {
@@ -63,6 +66,8 @@ export class Broker implements BrokerCore, AsyncDisposable {
   consumer: ConsumerRuntime | undefined;
   producerState!: ProducerStateRuntime;
   readonly transactions: TransactionCoordinator;
+  share!: ShareRuntime;
+  private readonly shareOptions: ShareOptions | undefined;
   private readonly producerStateOptions: ProducerStateOptions | undefined;
   private readonly clock: () => bigint;
   private readonly cleaner: RetentionCleaner;
@@ -83,6 +88,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
     this.authenticator = new Authenticator(this.config.auth, this.config.authMaxFailures, this.config.authLockoutMs);
     this.clock = options.clock ?? (() => BigInt(Date.now()));
     this.producerStateOptions = options.producerState;
+    this.shareOptions = options.share;
     this.topics = new TopicRegistry(this.config.dataDir, options.logFactory ?? storageLogFactory(this.config));
     this.cleaner = new RetentionCleaner(this.topics, {
       tickMs: this.config.cleanerTickMs,
@@ -188,6 +194,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
       await this.consumer?.start();
       // After the offset store: rolling a PREPARE_COMMIT forward applies its buffered offsets.
       await this.transactions.start();
+      this.share = await ShareRuntime.open(this, this.shareOptions);
       this.cleaner.start();
       await new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
@@ -199,6 +206,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
       });
     } catch (err) {
       await this.cleaner.stop();
+      await this.share?.stop().catch(() => undefined);
       await this.transactions.stop().catch(() => undefined);
       await this.producerState?.stop().catch(() => undefined);
       await this.consumer?.stop().catch(() => undefined);
@@ -234,6 +242,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
    */
   private async shutdown(): Promise<void> {
     this.emit({ type: 'stopping' });
+    this.share?.quiesce();
     const cleanerStopped = this.cleaner.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.admission.closeRefused();
@@ -247,6 +256,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
         failures.push(err);
       }
     };
+    await step(() => this.share?.stop());
     await step(() => this.transactions.stop());
     await step(() => this.producerState.stop());
     await step(() => this.consumer?.stop());

@@ -21,6 +21,8 @@ import { IdempotentSink } from './producer/idempotent-sink.js';
 import { DirectSink, Producer, type ProducerOptions, wantsIdempotence } from './producer/producer.js';
 import { openSession, type ConnectOptions, type ServerIdentity, type Session } from './moonmq/session.js';
 import { Subscription, type SubscribeOptions } from './moonmq/subscription.js';
+import { ShareConsumer, type ShareConsumerOptions } from './consumer/share-consumer.js';
+import * as share from './moonmq/share-ops.js';
 
 /** What a client reports besides its return values (a typed union, one listener for all). */
 export type ClientEvent =
@@ -37,7 +39,7 @@ export async function connect(options: ConnectOptions): Promise<Client> {
 export class Client implements AsyncDisposable {
   private readonly listeners = new Set<ClientListener>();
   private membership: GroupMembership | undefined;
-  private readonly children = new Set<Subscription | Consumer>();
+  private readonly children = new Set<Subscription | Consumer | ShareConsumer>();
   private closing = false;
 
   /** @internal: the main authenticated connection, for sinks and tools built on this client. */
@@ -158,6 +160,20 @@ export class Client implements AsyncDisposable {
     );
     this.children.add(consumer);
     return consumer;
+  }
+
+  /** A share-group consumer (crater brokers only) on a new connection; close it (or dispose it) when done. */
+  async shareConsumer(options: ShareConsumerOptions): Promise<ShareConsumer> {
+    this.assertOpen();
+    share.requireShareSupport(this.session);
+    const consumer = await ShareConsumer.create(await openSession(this.connectOptions), options, (c) => this.children.delete(c));
+    this.children.add(consumer);
+    return consumer;
+  }
+
+  /** Share-group administration on this connection (crater brokers only): describe, alter, reset, list. */
+  get shareGroups(): share.ShareGroupAdmin {
+    return share.shareGroupAdmin(this.session);
   }
 
   /** Stores `offset` (the next record to read); this connection must have fetched first. */

@@ -57,6 +57,20 @@ export {
 export { Subscription, type SubscribeOptions } from './moonmq/subscription.js';
 export { Consumer, type ConsumerOptions, type PollOptions } from './consumer/consumer.js';
 export {
+  ShareConsumer,
+  type AcknowledgeOptions,
+  type ShareAckName,
+  type ShareConsumerOptions,
+  type ShareConsumerRecord,
+} from './consumer/share-consumer.js';
+export {
+  type ShareAckResult,
+  type ShareGroupAdmin,
+  type ShareGroupDescription,
+  type ShareGroupListing,
+  type ShareResetTarget,
+} from './moonmq/share-ops.js';
+export {
   GroupMembership,
   DEFAULT_GROUP_HEARTBEAT_MS,
   type GroupAssignment,

@@ -28,6 +28,8 @@ export const ErrorCode = {
   INVALID_TXN_STATE: 51,
   TRANSACTION_TIMED_OUT: 52,
   OFFSETS_OUT_OF_RANGE_FOR_TXN: 53,
+  /** crater share groups: an ack for a record this member does not hold (never acquired, lock expired, done). */
+  INVALID_RECORD_STATE: 60,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;
@@ -99,6 +101,8 @@ export const errorRules = {
   INVALID_TXN_STATE: keep,
   TRANSACTION_TIMED_OUT: keep,
   OFFSETS_OUT_OF_RANGE_FOR_TXN: keep,
+  // A share-group ack for a record this member does not hold (share groups only; never an ERROR frame).
+  INVALID_RECORD_STATE: keep,
 } as const satisfies Record<ErrorCodeName, ErrorRule>;
 
 /** A code this table lacks (a newer broker's): not retried, and no sequence is trusted after it. */

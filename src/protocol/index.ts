@@ -138,6 +138,25 @@ export { BeginTxnRequest } from './messages/begin-txn.js';
 export { type EndTxn, EndTxnRequest } from './messages/end-txn.js';
 export { type TxnOffsetCommit, TxnOffsetCommitRequest } from './messages/txn-offset-commit.js';
 export { type Nack, type NackAck, NackRequest, NackAckReply } from './messages/nack.js';
+// crater share groups (docs/extensions.md)
+export { ShareAckType, type ShareAckTypeValue, ShareResetTo, type ShareResetToValue } from './opcodes.js';
+export { type ShareAckRange, type ShareAckResult, type SharePartitionAcks } from './messages/share-acks.js';
+export { type ShareJoin, type ShareMember, ShareJoinRequest, ShareMemberReply } from './messages/share-join.js';
+export { type ShareMemberRef, ShareHeartbeatRequest } from './messages/share-heartbeat.js';
+export { ShareLeaveRequest } from './messages/share-leave.js';
+export { type ShareFetch, type ShareRecord, type ShareRecords, ShareFetchRequest, ShareRecordsReply } from './messages/share-fetch.js';
+export { type ShareAck, type ShareAckResults, ShareAckRequest, ShareAckResultReply } from './messages/share-ack.js';
+export {
+  type ShareGroupDescription,
+  type ShareGroupRef,
+  type ShareMemberInfo,
+  type SharePartitionInfo,
+  ShareDescribeRequest,
+  ShareDescriptionReply,
+} from './messages/share-describe.js';
+export { type ShareAlter, ShareAlterRequest } from './messages/share-alter.js';
+export { type ShareReset, ShareResetRequest } from './messages/share-reset.js';
+export { type ShareGroupList, type ShareGroupListing, ShareListRequest, ShareGroupListReply } from './messages/share-list.js';
 
 export {
   requestCodecs,

@@ -35,6 +35,16 @@ export const Op = {
   AUTH_SCRAM: 0x1f,
   AUTH_SCRAM_FINAL: 0x20,
   CREATE_PARTITIONS: 0x21,
+  // crater share groups (docs/extensions.md §share groups): 0x60–0x68 and 0xE0–0xE4, a range MoonMQ does not use
+  SHARE_JOIN: 0x60,
+  SHARE_HEARTBEAT: 0x61,
+  SHARE_LEAVE: 0x62,
+  SHARE_FETCH: 0x63,
+  SHARE_ACK: 0x64,
+  SHARE_DESCRIBE: 0x65,
+  SHARE_ALTER: 0x66,
+  SHARE_RESET: 0x67,
+  SHARE_LIST: 0x68,
 
   WELCOME: 0x80,
   AUTH_OK: 0x81,
@@ -54,6 +64,11 @@ export const Op = {
   GROUP_LIST: 0x8f,
   GROUP_DESCRIPTION: 0x90,
   AUTH_CHALLENGE: 0x91,
+  SHARE_MEMBER: 0xe0,
+  SHARE_RECORDS: 0xe1,
+  SHARE_ACK_RESULT: 0xe2,
+  SHARE_DESCRIPTION: 0xe3,
+  SHARE_GROUP_LIST: 0xe4,
   ERROR: 0xfe,
 } as const;
 
@@ -95,3 +110,10 @@ export const Codec = { NONE: 0, GZIP: 1, SNAPPY: 2 } as const;
 export type CodecId = (typeof Codec)[keyof typeof Codec];
 export const codecNames = ['none', 'gzip', 'snappy'] as const;
 export type CodecName = (typeof codecNames)[number];
+
+/** Share-group acknowledgement types (docs/extensions.md): what SHARE_ACK and SHARE_FETCH's ack block carry. */
+export const ShareAckType = { ACCEPT: 1, RELEASE: 2, REJECT: 3, RENEW: 4 } as const;
+export type ShareAckTypeValue = (typeof ShareAckType)[keyof typeof ShareAckType];
+/** SHARE_RESET's target. */
+export const ShareResetTo = { EARLIEST: 0, LATEST: 1, OFFSET: 2 } as const;
+export type ShareResetToValue = (typeof ShareResetTo)[keyof typeof ShareResetTo];

@@ -37,6 +37,15 @@ import { NackAckReply, NackRequest } from './messages/nack.js';
 import { ProduceBatchAckReply, ProduceBatchRequest } from './messages/produce-batch.js';
 import { ProduceIdempotentRequest } from './messages/produce-idempotent.js';
 import { ProduceAckReply, ProduceRequest } from './messages/produce.js';
+import { ShareAckRequest, ShareAckResultReply } from './messages/share-ack.js';
+import { ShareAlterRequest } from './messages/share-alter.js';
+import { ShareDescribeRequest, ShareDescriptionReply } from './messages/share-describe.js';
+import { ShareFetchRequest, ShareRecordsReply } from './messages/share-fetch.js';
+import { ShareHeartbeatRequest } from './messages/share-heartbeat.js';
+import { ShareJoinRequest, ShareMemberReply } from './messages/share-join.js';
+import { ShareLeaveRequest } from './messages/share-leave.js';
+import { ShareGroupListReply, ShareListRequest } from './messages/share-list.js';
+import { ShareResetRequest } from './messages/share-reset.js';
 import { SubscribeRequest } from './messages/subscribe.js';
 import { TxnOffsetCommitRequest } from './messages/txn-offset-commit.js';
 import { Op, formatOp } from './opcodes.js';
@@ -76,6 +85,15 @@ export const requestCodecs = {
   AUTH_SCRAM: AuthScramRequest,
   AUTH_SCRAM_FINAL: AuthScramFinalRequest,
   CREATE_PARTITIONS: CreatePartitionsRequest,
+  SHARE_JOIN: ShareJoinRequest,
+  SHARE_HEARTBEAT: ShareHeartbeatRequest,
+  SHARE_LEAVE: ShareLeaveRequest,
+  SHARE_FETCH: ShareFetchRequest,
+  SHARE_ACK: ShareAckRequest,
+  SHARE_DESCRIBE: ShareDescribeRequest,
+  SHARE_ALTER: ShareAlterRequest,
+  SHARE_RESET: ShareResetRequest,
+  SHARE_LIST: ShareListRequest,
 } as const;
 
 /** What a client receives, by opcode name. RECORD_BATCH here is the MoonMQ layout; see replyCodecFor. */
@@ -97,6 +115,11 @@ export const replyCodecs = {
   GROUP_LIST: GroupListReply,
   GROUP_DESCRIPTION: GroupDescriptionReply,
   AUTH_CHALLENGE: AuthChallengeReply,
+  SHARE_MEMBER: ShareMemberReply,
+  SHARE_RECORDS: ShareRecordsReply,
+  SHARE_ACK_RESULT: ShareAckResultReply,
+  SHARE_DESCRIPTION: ShareDescriptionReply,
+  SHARE_GROUP_LIST: ShareGroupListReply,
   ERROR: ErrorFrame,
   HEARTBEAT_REQ: HeartbeatRequest,
   HEARTBEAT_RESP: HeartbeatReply,
@@ -145,6 +168,15 @@ export const successReplies = {
   AUTH_SCRAM: ['AUTH_CHALLENGE'],
   AUTH_SCRAM_FINAL: ['AUTH_OK'],
   CREATE_PARTITIONS: ['OK'],
+  SHARE_JOIN: ['SHARE_MEMBER'],
+  SHARE_HEARTBEAT: ['OK'],
+  SHARE_LEAVE: ['OK'],
+  SHARE_FETCH: ['SHARE_RECORDS'],
+  SHARE_ACK: ['SHARE_ACK_RESULT'],
+  SHARE_DESCRIBE: ['SHARE_DESCRIPTION'],
+  SHARE_ALTER: ['OK'],
+  SHARE_RESET: ['OK'],
+  SHARE_LIST: ['SHARE_GROUP_LIST'],
 } as const satisfies Record<RequestName, readonly ReplyName[]>;
 
 type AnyCodec = MessageCodec<unknown>;

@@ -18,6 +18,7 @@ import { handler as produceBatch } from './produce-batch.js';
 import { handler as produceIdempotent } from './produce-idempotent.js';
 import { handler as produce } from './produce.js';
 import { handler as txnOffsetCommit } from './txn-offset-commit.js';
+import { shareHandlers } from '../share/handlers.js';
 
 export const coreHandlers: ReadonlyArray<readonly [number, BrokerHandler]> = [
   [Op.HELLO, hello],
@@ -37,4 +38,5 @@ export const coreHandlers: ReadonlyArray<readonly [number, BrokerHandler]> = [
   [Op.BEGIN_TXN, beginTxn],
   [Op.END_TXN, endTxn],
   [Op.TXN_OFFSET_COMMIT, txnOffsetCommit],
+  ...shareHandlers,
 ];

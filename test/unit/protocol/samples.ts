@@ -81,6 +81,42 @@ export const requestSamples: Record<RequestName, unknown[]> = {
   AUTH_SCRAM: [{ mechanism: 'SCRAM-SHA-256', clientFirst: 'n,,n=alice,r=abc' }],
   AUTH_SCRAM_FINAL: [{ clientFinal: 'c=biws,r=abcdef,p=cHJvb2Y=' }],
   CREATE_PARTITIONS: [{ name: 'orders', newTotal: 8 }],
+  SHARE_JOIN: [{ group: 'workers', topics: ['jobs'] }, { group: 'w', topics: ['a', 'b'] }],
+  SHARE_HEARTBEAT: [{ group: 'workers', memberId: 'm-1' }],
+  SHARE_LEAVE: [{ group: 'workers', memberId: 'm-1' }],
+  SHARE_FETCH: [
+    { group: 'workers', memberId: 'm-1', maxRecords: 500, maxWaitMs: 100, acks: [] },
+    {
+      group: 'workers',
+      memberId: 'm-1',
+      maxRecords: 10,
+      maxWaitMs: 0,
+      acks: [
+        {
+          topic: 'jobs',
+          partition: 2,
+          ranges: [
+            { firstOffset: 0n, lastOffset: 9n, type: 1, releaseDelayMs: 0, reason: '' },
+            { firstOffset: 10n, lastOffset: 10n, type: 2, releaseDelayMs: 5_000, reason: '' },
+          ],
+        },
+      ],
+    },
+  ],
+  SHARE_ACK: [
+    {
+      group: 'workers',
+      memberId: 'm-1',
+      acks: [{ topic: 'jobs', partition: 1, ranges: [{ firstOffset: 7n, lastOffset: 7n, type: 3, releaseDelayMs: 0, reason: 'bad json' }] }],
+    },
+  ],
+  SHARE_DESCRIBE: [{ group: 'workers' }],
+  SHARE_ALTER: [{ group: 'workers', entries: [{ key: 'delivery.count.limit', value: '3' }] }],
+  SHARE_RESET: [
+    { group: 'workers', topic: '', to: 0, offset: 0n },
+    { group: 'workers', topic: 'jobs', to: 2, offset: 1_234n },
+  ],
+  SHARE_LIST: [{}],
 };
 
 const record = (topic: string, offset: bigint) => ({
@@ -152,6 +188,43 @@ export const replySamples: Record<ReplyName, unknown[]> = {
   ERROR: [{ code: 5, message: 'nope' }],
   HEARTBEAT_REQ: [{}],
   HEARTBEAT_RESP: [{}],
+  SHARE_MEMBER: [{ memberId: 'm-1', heartbeatIntervalMs: 5_000, sessionTimeoutMs: 45_000, recordLockDurationMs: 30_000 }],
+  SHARE_RECORDS: [
+    { brokerTimeMs: 1_700_000_000_000n, records: [], results: [] },
+    {
+      brokerTimeMs: 1_700_000_000_000n,
+      records: [
+        { topic: 'jobs', partition: 1, offset: 0n, timestamp: 1_700_000_000_000n, deliveryCount: 1, lockDeadlineMs: 1_700_000_030_000n, key: b('k'), value: b('v') },
+        { topic: 'jobs', partition: 1, offset: 1n, timestamp: 1_700_000_000_001n, deliveryCount: 2, lockDeadlineMs: 1_700_000_030_000n, key: b(''), value: b('second') },
+      ],
+      results: [{ topic: 'jobs', partition: 1, errorCode: 0, records: 3 }],
+    },
+  ],
+  SHARE_ACK_RESULT: [{ results: [{ topic: 'jobs', partition: 1, errorCode: 60, records: 0 }] }],
+  SHARE_DESCRIPTION: [
+    {
+      group: 'workers',
+      state: 1,
+      config: [{ key: 'delivery.count.limit', value: '5' }],
+      members: [{ memberId: 'm-1', address: '127.0.0.1', acquired: 2, lastSeenMs: 1_700_000_000_000n }],
+      partitions: [
+        {
+          topic: 'jobs',
+          partition: 1,
+          spso: 3n,
+          speo: 10n,
+          endOffset: 12n,
+          available: 1,
+          acquired: 2,
+          acknowledged: 3,
+          archived: 1,
+          oldestLockAgeMs: 1_500n,
+          deliveryCounts: [{ deliveryCount: 1, records: 5 }, { deliveryCount: 2, records: 2 }],
+        },
+      ],
+    },
+  ],
+  SHARE_GROUP_LIST: [{ groups: [{ group: 'workers', members: 2, partitions: 4 }] }],
 };
 
 export const recordBatchWithHeadersSamples = [

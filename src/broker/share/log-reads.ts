@@ -1,0 +1,57 @@
+/**
+ * What share groups read from a partition log: new records at the SPEO (through the consumer's poller, which steps
+ * over control records and, under read_committed, aborted ones and stops at the LSO), and single records again for
+ * redelivery (the broker keeps no record cache: KIP-932 re-fetches too).
+ */
+import { decompressValue } from '../../protocol/compression.js';
+import type { LogRecord, PartitionLog } from '../../storage/partition-log.js';
+import { RecordAttr } from '../../storage/record.js';
+import type { BrokerCore } from '../core.js';
+import { type PolledPartition, poll } from '../consumer/fetch-poller.js';
+
+export interface ReadRecord {
+  record: LogRecord;
+  value: Buffer;
+}
+
+/** The readable end for a group: the LEO, or the LSO under read_committed. */
+export function readCeiling(broker: BrokerCore, topic: string, partition: number, log: PartitionLog, committed: boolean): bigint {
+  return committed ? broker.transactions.lso(topic, partition, log) : log.logEndOffset;
+}
+
+/** Up to `max` data records from `from`, below the ceiling. */
+export function readNew(broker: BrokerCore, topic: string, partition: number, log: PartitionLog, from: bigint, max: number, committed: boolean, maxBytes: number): PolledPartition | undefined {
+  const result = poll(
+    [
+      {
+        topic,
+        topicBytes: Buffer.from(topic),
+        partition,
+        log,
+        cursor: from,
+        ceiling: readCeiling(broker, topic, partition, log, committed),
+        isAborted: committed ? broker.transactions.abortFilter(topic, partition) : undefined,
+      },
+    ],
+    { maxRecords: max, allowance: max, maxBytes },
+  );
+  return result.partitions[0];
+}
+
+/** The data record at exactly `offset`, its value decompressed; undefined when it is gone (retention) or unreadable. */
+export function readAt(log: PartitionLog, offset: bigint): ReadRecord | undefined {
+  if (offset < log.logStartOffset || offset >= log.logEndOffset) return undefined;
+  let rec: LogRecord | undefined;
+  try {
+    [rec] = log.read(offset, { maxRecords: 1 });
+  } catch {
+    return undefined;
+  }
+  if (!rec || rec.offset !== offset || rec.attrs & RecordAttr.CONTROL) return undefined;
+  const codec = rec.attrs & RecordAttr.CODEC_MASK;
+  try {
+    return { record: rec, value: codec ? decompressValue(codec, rec.value) : rec.value };
+  } catch {
+    return undefined;
+  }
+}

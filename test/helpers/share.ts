@@ -1,0 +1,38 @@
+/** Share-group test helpers: a controllable broker clock, polling to a deadline, and draining share consumers. */
+import type { Client } from '../../src/client/client.js';
+import type { ShareConsumer, ShareConsumerRecord } from '../../src/client/consumer/share-consumer.js';
+
+/** A broker clock the test moves by hand (lock deadlines and member sessions run on it). */
+export function manualClock(start = 1_700_000_000_000n): { now: () => bigint; advance(ms: number): void } {
+  let t = start;
+  return {
+    now: () => t,
+    advance(ms: number) {
+      t += BigInt(ms);
+    },
+  };
+}
+
+/** Retries `fn` until it returns a value (not undefined) or the deadline passes. */
+export async function eventually<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export const fill = (c: Client, topic: string, n: number, prefix = 'v') =>
+  c.produceBatch(topic, Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })));
+
+export const valueOf = (r: ShareConsumerRecord): string => r.value.toString();
+
+/** Polls `consumer` until `want` records arrived (or the deadline); returns them in arrival order. */
+export async function pollUntil(consumer: ShareConsumer, want: number, timeoutMs = 10_000): Promise<ShareConsumerRecord[]> {
+  const got: ShareConsumerRecord[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (got.length < want && Date.now() < deadline) got.push(...(await consumer.poll()));
+  return got;
+}

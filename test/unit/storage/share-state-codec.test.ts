@@ -1,0 +1,77 @@
+/** `__share_group_state` layouts: worked bytes, round trips, and bad values as problems (never exceptions). */
+import { describe, expect, it } from 'vitest';
+import {
+  RecordState,
+  ShareStateKind,
+  decodeGroupConfig,
+  decodeShareStateKey,
+  decodeSnapshot,
+  encodeGroupConfig,
+  encodeShareStateKey,
+  encodeSnapshot,
+  shareStatePartition,
+  shareStatePartitionOfKey,
+} from '../../../src/storage/share-state-codec.js';
+
+const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
+
+describe('share state keys', () => {
+  it('partition key bytes: kind 1 · u16 group · u16 topic · u32 partition', () => {
+    const key = encodeShareStateKey({ kind: ShareStateKind.PARTITION, group: 'w', topic: 'jobs', partition: 2 });
+    expect(key).toEqual(hex('01 0001 77 0004 6a6f6273 00000002'));
+    expect(decodeShareStateKey(key)).toEqual({ ok: true, value: { kind: 1, group: 'w', topic: 'jobs', partition: 2 } });
+    expect(encodeShareStateKey({ kind: ShareStateKind.CONFIG, group: 'w' })).toEqual(hex('00 0001 77'));
+  });
+
+  it("every key of a group lands in the group's partition", () => {
+    const p = shareStatePartition('workers');
+    expect(p).toBeGreaterThanOrEqual(1);
+    expect(p).toBeLessThanOrEqual(16);
+    expect(shareStatePartitionOfKey(encodeShareStateKey({ kind: 0, group: 'workers' }), 16)).toBe(p);
+    expect(shareStatePartitionOfKey(encodeShareStateKey({ kind: 1, group: 'workers', topic: 't', partition: 9 }), 16)).toBe(p);
+  });
+
+  it('an unknown kind or trailing bytes are problems', () => {
+    expect(decodeShareStateKey(hex('07 0001 77')).ok).toBe(false);
+    expect(decodeShareStateKey(hex('00 0001 77 00')).ok).toBe(false);
+  });
+});
+
+describe('share-partition snapshots', () => {
+  const snapshot = {
+    spso: 3n,
+    speo: 10n,
+    records: [
+      { offset: 3n, state: RecordState.ACQUIRED, deliveryCount: 2 },
+      { offset: 5n, state: RecordState.ACKNOWLEDGED, deliveryCount: 1 },
+      { offset: 9n, state: RecordState.ARCHIVED, deliveryCount: 5 },
+    ],
+  };
+
+  it('worked bytes and round trip', () => {
+    const bytes = encodeSnapshot(snapshot);
+    expect(bytes).toEqual(
+      hex('01 0000000000000003 000000000000000a 00000003 0000000000000003 01 0002 0000000000000005 02 0001 0000000000000009 04 0005'),
+    );
+    expect(decodeSnapshot(bytes)).toEqual({ ok: true, value: snapshot });
+  });
+
+  it('records out of order, outside the window, an unknown state or a short value are problems', () => {
+    const bad = [
+      { ...snapshot, records: [snapshot.records[1]!, snapshot.records[0]!] },
+      { ...snapshot, records: [{ offset: 10n, state: RecordState.ACKNOWLEDGED, deliveryCount: 1 }] },
+    ];
+    for (const s of bad) expect(decodeSnapshot(encodeSnapshot(s)).ok).toBe(false);
+    const bytes = encodeSnapshot(snapshot);
+    const wrongState = Buffer.from(bytes);
+    wrongState[21 + 8] = 3;
+    expect(decodeSnapshot(wrongState)).toMatchObject({ ok: false, detail: expect.stringContaining('unknown record state 3') });
+    expect(decodeSnapshot(bytes.subarray(0, bytes.length - 1)).ok).toBe(false);
+    expect(decodeSnapshot(Buffer.from([2])).ok).toBe(false);
+  });
+
+  it('group configs round-trip', () => {
+    const entries: Array<[string, string]> = [['delivery.count.limit', '3'], ['dlq.enabled', 'true']];
+    expect(decodeGroupConfig(encodeGroupConfig(entries))).toEqual({ ok: true, value: entries });
+  });
+});
