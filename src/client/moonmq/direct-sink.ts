@@ -14,6 +14,10 @@ export class DirectSink implements ProduceSink {
     return produceBatch(this.session, topic, records, options);
   }
 
+  canSend(): boolean {
+    return !this.session.conn.closed;
+  }
+
   async flush(): Promise<void> {}
 
   async close(): Promise<void> {}
