@@ -7,14 +7,18 @@
 // Errors: one class per failure kind, each with a stable `code`.
 export {
   BrokerError,
+  BufferExhaustedError,
   ConnectionError,
   CorruptDataError,
   CraterError,
   type CraterErrorCode,
   DecodeError,
+  type DeliveryRequest,
+  DeliveryTimeoutError,
   FrameTooLargeError,
   StorageError,
   TimeoutError,
+  UncertainDeliveryError,
   UsageError,
 } from './errors.js';
 

@@ -124,6 +124,10 @@ export class RecordAccumulator {
     }
   }
 
+  get bufferAvailableBytes(): number {
+    return this.pool.availableBytes;
+  }
+
   metrics(): ProducerMetrics {
     return this.recorder.snapshot(this.pool, this.inFlight);
   }

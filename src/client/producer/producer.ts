@@ -167,6 +167,11 @@ export class Producer implements AsyncDisposable {
     await this.sink.flush();
   }
 
+  /** Bytes of the buffer (bufferBytes) not held by records waiting in the client: cheap, unlike metrics(). */
+  get bufferAvailableBytes(): number {
+    return this.accumulator.bufferAvailableBytes;
+  }
+
   /** Kafka's producer metrics (record-queue-time-avg, batch-size-avg, buffer-available-bytes, …). */
   metrics(): ProducerMetrics {
     return this.accumulator.metrics();
