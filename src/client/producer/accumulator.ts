@@ -20,7 +20,7 @@ import { BufferPool } from './buffer-pool.js';
 import { ProducerBatch } from './producer-batch.js';
 import { MetricsRecorder, type ProducerMetrics } from './producer-metrics.js';
 import { backoffMs, retryRule } from './retry-rule.js';
-import { type BatchResult, isPartitionedSink, type ProduceAck, type ProducerRecord, type ProduceSink } from './sink.js';
+import { type BatchResult, isPartitionedSink, type PartitionedProduceSink, type ProduceAck, type ProducerRecord, type ProduceSink } from './sink.js';
 
 /** What a record costs in the buffer beyond its frame bytes: its promise, settle functions and slots (measured). */
 export const RECORD_OVERHEAD_BYTES = 160;
@@ -52,6 +52,9 @@ export class RecordAccumulator {
   private inFlight = 0;
   private requestIds = 0;
   private closing = false;
+  private readonly partitioned: boolean;
+  private lastTopic = '';
+  private lastOverhead = 0;
 
   constructor(
     private readonly sink: ProduceSink,
@@ -60,6 +63,7 @@ export class RecordAccumulator {
   ) {
     this.pool = new BufferPool(options.bufferBytes, options.bufferRecords, options.onBufferFull, options.maxBlockMs, options.clock);
     this.perKeyInFlight = traits.idempotent ? 1 : options.maxInFlight;
+    this.partitioned = isPartitionedSink(sink);
   }
 
   send(topic: string, record: ProducerRecord): Promise<ProduceAck> {
@@ -135,12 +139,11 @@ export class RecordAccumulator {
   /** Validates one record and returns its PRODUCE_BATCH entry size; throws UsageError for what no batch can carry. */
   private checkRecord(topic: string, record: ProducerRecord): number {
     if (!this.open.has(topic)) validateTopicName(topic);
-    const headers = hasHeaders(record);
-    for (const [name, v] of [['key', record.key], ['value', record.value]] as const) {
-      const n = byteLength(v);
-      if (n > Caps.default) throw new UsageError(`${name} is ${n} bytes, over the cap of ${Caps.default}; not sent`);
-    }
-    const entry = batchEntrySize(record, headers);
+    const keyBytes = byteLength(record.key);
+    const valueBytes = byteLength(record.value);
+    if (keyBytes > Caps.default) throw new UsageError(`key is ${keyBytes} bytes, over the cap of ${Caps.default}; not sent`);
+    if (valueBytes > Caps.default) throw new UsageError(`value is ${valueBytes} bytes, over the cap of ${Caps.default}; not sent`);
+    const entry = hasHeaders(record) ? batchEntrySize(record, true) : 8 + keyBytes + valueBytes;
     const frame = this.overhead(topic) + entry;
     if (frame > this.options.maxFrameBytes) {
       throw new UsageError(`record needs a ${frame}-byte frame, over the ${this.options.maxFrameBytes}-byte limit; not sent`);
@@ -149,12 +152,16 @@ export class RecordAccumulator {
   }
 
   private overhead(topic: string): number {
-    return batchOverhead(Buffer.byteLength(topic), this.traits.idempotent);
+    if (topic !== this.lastTopic) {
+      this.lastTopic = topic;
+      this.lastOverhead = batchOverhead(Buffer.byteLength(topic), this.traits.idempotent);
+    }
+    return this.lastOverhead;
   }
 
   private append(topic: string, record: ProducerRecord, entry: number, charged: number): Promise<ProduceAck> {
     const headers = hasHeaders(record);
-    const partition = isPartitionedSink(this.sink) ? this.sink.partitionFor(topic, record) : undefined;
+    const partition = this.partitioned ? (this.sink as PartitionedProduceSink).partitionFor(topic, record) : undefined;
     const key = partition === undefined ? topic : `${topic}\u0000${partition}`;
     let batch = this.open.get(key);
     const o = this.options;
@@ -227,8 +234,8 @@ export class RecordAccumulator {
     const options = { codec: this.traits.codec, timeoutMs: this.requestTimeout(batch.deadline - now) };
     let sent: Promise<BatchResult>;
     try {
-      sent = isPartitionedSink(this.sink) && batch.partition !== undefined
-        ? this.sink.sendPartitionBatch(batch.topic, batch.partition, batch.records, options)
+      sent = this.partitioned && batch.partition !== undefined
+        ? (this.sink as PartitionedProduceSink).sendPartitionBatch(batch.topic, batch.partition, batch.records, options)
         : this.sink.sendBatch(batch.topic, batch.records, options);
     } catch (error) {
       sent = Promise.reject(error);
