@@ -22,8 +22,11 @@ import { MetricsRecorder, type ProducerMetrics } from './producer-metrics.js';
 import { backoffMs, retryRule } from './retry-rule.js';
 import { type BatchResult, isPartitionedSink, type PartitionedProduceSink, type ProduceAck, type ProducerRecord, type ProduceSink } from './sink.js';
 
-/** What a record costs in the buffer beyond its frame bytes: its promise, settle functions and slots (measured). */
-export const RECORD_OVERHEAD_BYTES = 160;
+/**
+ * What a record costs in the buffer beyond its frame bytes: its promise, settle functions and array slots. Measured
+ * on Node 20 as the heap growth per pending send() (about 236 bytes; docs/producer.md says how).
+ */
+export const RECORD_OVERHEAD_BYTES = 240;
 
 export interface AccumulatorTraits {
   /** The sink numbers records per (pid, topic): one batch per topic in flight, at most 1,024 records each. */

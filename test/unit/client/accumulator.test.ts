@@ -4,7 +4,7 @@
  * uncertain each send() ends as. Time moves only through the clock.
  */
 import { describe, expect, it } from 'vitest';
-import { RecordAccumulator } from '../../../src/client/producer/accumulator.js';
+import { RECORD_OVERHEAD_BYTES, RecordAccumulator } from '../../../src/client/producer/accumulator.js';
 import { type AccumulatorOptions, resolveAccumulatorOptions } from '../../../src/client/producer/accumulator-options.js';
 import { backoffMs, retryRule } from '../../../src/client/producer/retry-rule.js';
 import { brokerError } from '../../../src/client/moonmq/connection.js';
@@ -128,23 +128,25 @@ describe('bounded admission', () => {
     expect(refused).toBeInstanceOf(BufferExhaustedError);
     expect((refused as BufferExhaustedError).mode).toBe('reject');
     expect(acc.metrics()['buffer-exhausted-records']).toBe(1);
-    expect(acc.metrics()['buffer-available-bytes']).toBeLessThan(200);
+    expect(acc.metrics()['buffer-available-bytes']).toBe(1_024 - Math.floor(1_024 / (17 + RECORD_OVERHEAD_BYTES)) * (17 + RECORD_OVERHEAD_BYTES));
   });
 
   it("'block' admits a waiting send when room frees, and fails it after maxBlockMs otherwise", async () => {
-    // Each record holds 17 + 160 bytes of the 1,024: five fit, a sixth waits, and a seventh finds a quarter of the
-    // buffer already waiting and is refused at once.
+    // Each record holds its 17 frame bytes plus the bookkeeping charge: `fit` of them fill the 1,024 bytes, one more
+    // waits, and the next finds a quarter of the buffer already waiting and is refused at once.
+    const per = 17 + RECORD_OVERHEAD_BYTES;
+    const fit = Math.floor(1_024 / per);
     const { clock, sink, acc } = setup({ ...small, maxBlockMs: 50, maxBatchRecords: 1, lingerMs: 0, maxInFlight: 1 });
-    const sends = outcomes(Array.from({ length: 7 }, (_, i) => acc.send('t', rec(i))));
+    const sends = outcomes(Array.from({ length: fit + 2 }, (_, i) => acc.send('t', rec(i))));
     await clock.advance(0);
-    expect(sends.slice(0, 6)).toEqual(Array(6).fill('pending'));
-    expect((sends[6] as BufferExhaustedError).mode).toBe('block');
+    expect(sends.slice(0, fit + 1)).toEqual(Array(fit + 1).fill('pending'));
+    expect((sends[fit + 1] as BufferExhaustedError).mode).toBe('block');
     sink.ackAll(0);
     await clock.advance(0);
     expect(sends[0]).toMatchObject({ offset: 0n });
-    expect(sends[5]).toBe('pending');
-    expect(acc.metrics()['buffer-available-bytes']).toBe(1_024 - 5 * 177);
-    const late = outcomes([acc.send('t', rec(7))]);
+    expect(sends[fit]).toBe('pending');
+    expect(acc.metrics()['buffer-available-bytes']).toBe(1_024 - fit * per);
+    const late = outcomes([acc.send('t', rec(99))]);
     await clock.advance(49);
     expect(late[0]).toBe('pending');
     await clock.advance(1);
