@@ -18,6 +18,11 @@ export class DirectSink implements ProduceSink {
     return !this.session.conn.closed;
   }
 
+  writable(): Promise<void> | undefined {
+    const conn = this.session.conn;
+    return conn.queuedBytes > 0 && !conn.closed ? conn.writable() : undefined;
+  }
+
   async flush(): Promise<void> {}
 
   async close(): Promise<void> {}

@@ -55,6 +55,8 @@ export class RecordAccumulator {
   private inFlight = 0;
   private requestIds = 0;
   private closing = false;
+  /** The sink's socket is backed up: nothing more is encoded until it drains. */
+  private awaitingWrite = false;
   private readonly partitioned: boolean;
   private lastTopic = '';
   private lastOverhead = 0;
@@ -205,8 +207,19 @@ export class RecordAccumulator {
     return queue;
   }
 
-  /** Sends queued batches while in-flight slots are free, keeping each key's order. */
+  /** Sends queued batches while in-flight slots are free and the socket takes bytes, keeping each key's order. */
   private drain(): void {
+    if (this.awaitingWrite) return;
+    const backlog = this.queues.size > 0 ? this.sink.writable?.() : undefined;
+    if (backlog) {
+      this.awaitingWrite = true;
+      const resume = (): void => {
+        this.awaitingWrite = false;
+        this.drain();
+      };
+      backlog.then(resume, resume);
+      return;
+    }
     for (const [key, queue] of this.queues) {
       while (this.inFlight < this.options.maxInFlight && queue.length > 0) {
         const head = queue[0]!;
@@ -220,6 +233,11 @@ export class RecordAccumulator {
   }
 
   private dispatch(batch: ProducerBatch): void {
+    // A deadline timer can fire after the I/O callback that freed this slot: the deadline is checked here too.
+    if (this.options.clock.now() >= batch.deadline) {
+      this.expire(batch);
+      return;
+    }
     if (this.sink.canSend?.() === false) {
       this.fail(batch, new ConnectionError(`the producer's connection is closed; ${batch.count} records to ${batch.topic} were not sent`));
       return;
@@ -334,10 +352,22 @@ export class RecordAccumulator {
     this.finish(batch);
   }
 
+  /**
+   * One UncertainDeliveryError per record (each carries its record). They are built without stack traces: the stack
+   * would only show this timer or socket callback, and capturing 10,000 of them stalls the event loop that has to
+   * fire the next deadlines.
+   */
   private uncertain(batch: ProducerBatch, why: string, cause?: Error): void {
     this.recorder.uncertain += batch.count;
     const request = batch.request!;
-    batch.rejectFrom(0, (i) => new UncertainDeliveryError(batch.records[i]!, { ...request, position: i } satisfies DeliveryRequest, why, { cause }));
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      const errors = batch.records.map((r, i) => new UncertainDeliveryError(r, { ...request, position: i } satisfies DeliveryRequest, why, { cause }));
+      batch.rejectFrom(0, (i) => errors[i]!);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.finish(batch);
   }
 

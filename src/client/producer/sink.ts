@@ -38,6 +38,11 @@ export interface ProduceSink {
   close(): Promise<void>;
   /** False when a request sent now could not leave (the connection is gone and the sink cannot open another). */
   canSend?(): boolean;
+  /**
+   * Undefined while a request sent now would go straight to the socket; else a promise that settles once the bytes
+   * already written have drained, so the accumulator encodes no further frames for a peer that stopped reading.
+   */
+  writable?(): Promise<void> | undefined;
 }
 
 /**
