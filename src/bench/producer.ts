@@ -8,6 +8,7 @@
  * report shows this process's RSS and how late the last send settled against its deadline.
  * Returns a report; never prints.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Client } from '../client/client.js';
 import type { ProducerMetrics } from '../client/producer/producer-metrics.js';
 import { RECORD_OVERHEAD_BYTES } from '../client/producer/accumulator.js';
@@ -55,6 +56,11 @@ export interface Measured {
   batchRecords: { avg: number; max: number };
   queueTimeMs: { avg: number; p50: number; p99: number; max: number };
   maxSettleMs: number;
+  /**
+   * This process's event-loop delay during the run, ms. The model assumes smooth arrivals; a late timer makes the
+   * load arrive in bursts of about rate × delay, so batches grow past the prediction when p50 passes the linger.
+   */
+  eventLoopDelayMs: { p50: number; p99: number };
 }
 
 export interface ProducerPoint {
@@ -230,6 +236,8 @@ async function measurePoint(
     const recordBytes = KEY_BYTES + r.valueSize;
     const rss = options.stallAfterMs === undefined ? undefined : new RssSampler();
     const stallTimer = options.stallAfterMs === undefined ? undefined : setTimeout(() => target.embedded?.suspend(), options.stallAfterMs);
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
     try {
       const start = performance.now();
       const perProducer = r.rate === undefined ? undefined : r.rate / recordBytes / r.producers;
@@ -237,7 +245,9 @@ async function measurePoint(
         producers.map((p) => driveProducer(p, { topic, records, until: start + spec.durationMs, recordsPerSec: perProducer, recordCharge: recordBytes + 8 + RECORD_OVERHEAD_BYTES, timeSettles: rss !== undefined })),
       );
       const wallMs = performance.now() - start;
-      const measured = combine(loads, producers.map((p) => p.metrics()), wallMs, recordBytes);
+      delay.disable();
+      const eventLoopDelayMs = { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6 };
+      const measured = { ...combine(loads, producers.map((p) => p.metrics()), wallMs, recordBytes), eventLoopDelayMs };
       const prediction = r.rate === undefined ? null : predict({
         producers: r.producers, topics: 1, partitions: r.partitions, clientPartitions: false, rateBytesPerSec: r.rate,
         batchBytes: payloadBudget(spec.batchBytes, topic, recordBytes), lingerMs: spec.lingerMs, recordBytes,
@@ -247,6 +257,7 @@ async function measurePoint(
       return { point, stall: rss ? stallFigures(rss, r, options, measured) : null };
     } finally {
       clearTimeout(stallTimer);
+      delay.disable();
       rss?.stop();
       target.embedded?.resume();
       await Promise.allSettled(producers.map((p) => p.close({ drainMs: 0 })));
@@ -277,7 +288,7 @@ function stallFigures(rss: RssSampler, r: Resolved, options: ProducerBenchOption
  * Figures over all producers. Means are weighted by each producer's batches; a percentile is the median of the
  * producers' (p50) or their maximum (p99, max): every producer carries the same share of the load.
  */
-function combine(loads: readonly LoadFigures[], metrics: readonly ProducerMetrics[], wallMs: number, recordBytes: number): Measured {
+function combine(loads: readonly LoadFigures[], metrics: readonly ProducerMetrics[], wallMs: number, recordBytes: number): Omit<Measured, 'eventLoopDelayMs'> {
   const sum = (f: (m: ProducerMetrics) => number): number => metrics.reduce((a, m) => a + f(m), 0);
   const requests = sum((m) => m['request-total']);
   const weighted = (f: (m: ProducerMetrics) => number): number => (requests === 0 ? 0 : sum((m) => f(m) * m['request-total']) / requests);

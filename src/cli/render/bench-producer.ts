@@ -31,6 +31,7 @@ export function measuredLines(m: Measured, ratio: number | null): string[] {
     `  batch frames avg ${bytes(m.batchFrameBytes.avg)}, p50 ${bytes(m.batchFrameBytes.p50)}, p99 ${bytes(m.batchFrameBytes.p99)}`,
     `  record queue time avg ${formatDuration(m.queueTimeMs.avg)}, p50 ${formatDuration(m.queueTimeMs.p50)}, p99 ${formatDuration(m.queueTimeMs.p99)}, max ${formatDuration(m.queueTimeMs.max)}`,
     `  ${n(m.recordsPerSec)} records/s, ${m.mbPerSec.toFixed(1)} MB/s, ${n(m.requestsPerSec)} requests/s; ${n(m.acked)} acked, ${n(m.failed)} failed, ${n(m.uncertain)} uncertain`,
+    `  event-loop delay p50 ${formatDuration(m.eventLoopDelayMs.p50)}, p99 ${formatDuration(m.eventLoopDelayMs.p99)} (late timers make arrivals burstier than the model's smooth ones)`,
   ];
 }
 
