@@ -20,7 +20,7 @@ import { BufferPool } from './buffer-pool.js';
 import { ProducerBatch } from './producer-batch.js';
 import { MetricsRecorder, type ProducerMetrics } from './producer-metrics.js';
 import { backoffMs, retryRule } from './retry-rule.js';
-import { type BatchResult, isPartitionedSink, type PartitionedProduceSink, type ProduceAck, type ProducerRecord, type ProduceSink } from './sink.js';
+import { type BatchResult, isPartitionedSink, type PartitionedProduceSink, type ProduceAck, type ProducerRecord, type ProduceSink, type SendOptions } from './sink.js';
 
 /**
  * What a record costs in the buffer beyond its frame bytes: its promise, settle functions and array slots. Measured
@@ -255,9 +255,7 @@ export class RecordAccumulator {
     const options = { codec: this.traits.codec, timeoutMs: this.requestTimeout(batch.deadline - now) };
     let sent: Promise<BatchResult>;
     try {
-      sent = this.partitioned && batch.partition !== undefined
-        ? (this.sink as PartitionedProduceSink).sendPartitionBatch(batch.topic, batch.partition, batch.records, options)
-        : this.sink.sendBatch(batch.topic, batch.records, options);
+      sent = this.request(batch, options);
     } catch (error) {
       sent = Promise.reject(error);
     }
@@ -265,6 +263,18 @@ export class RecordAccumulator {
       (result) => this.onResult(batch, result),
       (error: unknown) => this.onError(batch, error as Error),
     );
+  }
+
+  /**
+   * One record without headers goes as the single-record request (PRODUCE, or PRODUCE_IDEMPOTENT), which a
+   * non-batching client would send for it and which is smaller than a batch frame; anything else as a batch.
+   */
+  private request(batch: ProducerBatch, options: SendOptions): Promise<BatchResult> {
+    if (this.partitioned && batch.partition !== undefined) {
+      return (this.sink as PartitionedProduceSink).sendPartitionBatch(batch.topic, batch.partition, batch.records, options);
+    }
+    if (batch.count === 1 && !batch.withHeaders) return this.sink.send(batch.topic, batch.records[0]!, options).then((ack) => ({ acks: [ack] }));
+    return this.sink.sendBatch(batch.topic, batch.records, options);
   }
 
   /** A request never outlives its batch's deadline; without a configured timeout the connection's own applies. */

@@ -65,6 +65,8 @@ describe('batching', () => {
     void acc.send('a', { value: 'h', headers: [{ name: 'x', value: Buffer.from('1') }] });
     await clock.advance(5);
     expect(sink.sent.map((b) => [b.topic, b.records.length])).toEqual([['a', 1], ['b', 1], ['a', 1]]);
+    // A lone record goes as the single-record request, unless it has headers (only a batch frame carries them).
+    expect(sink.sent.map((b) => b.single)).toEqual([true, true, false]);
   });
 
   it('flush() sends the open batch at once and resolves when every earlier send settled', async () => {

@@ -8,6 +8,8 @@ export interface SentBatch {
   topic: string;
   records: readonly ProducerRecord[];
   options: SendOptions;
+  /** Sent as the single-record request rather than a batch. */
+  single: boolean;
   resolve(result: BatchResult): void;
   reject(error: Error): void;
 }
@@ -17,12 +19,16 @@ export class ScriptedSink implements ProduceSink {
   connected = true;
   private offset = 0n;
 
-  send(): Promise<ProduceAck> {
-    throw new Error('the accumulator sends batches only');
+  /** A single-record request (PRODUCE): answered like a batch of one, which it stands for. */
+  send(topic: string, record: ProducerRecord, options: SendOptions): Promise<ProduceAck> {
+    return new Promise((resolve, reject) => {
+      const answer = (r: BatchResult): void => (r.acks[0] ? resolve(r.acks[0]) : reject(r.error ?? new Error('no ack')));
+      this.sent.push({ topic, records: [record], options, single: true, resolve: answer, reject });
+    });
   }
 
   sendBatch(topic: string, records: readonly ProducerRecord[], options: SendOptions): Promise<BatchResult> {
-    return new Promise((resolve, reject) => this.sent.push({ topic, records: [...records], options, resolve, reject }));
+    return new Promise((resolve, reject) => this.sent.push({ topic, records: [...records], options, single: false, resolve, reject }));
   }
 
   /** Acks for `n` records at the next offsets of partition 1. */
