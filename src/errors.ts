@@ -13,7 +13,10 @@ export type CraterErrorCode =
   | 'ERR_STORAGE'
   | 'ERR_USAGE'
   | 'ERR_UNSUPPORTED'
-  | 'ERR_LOG_FENCED';
+  | 'ERR_LOG_FENCED'
+  | 'ERR_BUFFER_EXHAUSTED'
+  | 'ERR_DELIVERY_TIMEOUT'
+  | 'ERR_UNCERTAIN_DELIVERY';
 
 export class CraterError extends Error {
   readonly code: CraterErrorCode;
@@ -125,5 +128,67 @@ export class UsageError extends CraterError {
 export class LogFencedError extends CraterError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('ERR_LOG_FENCED', message, options);
+  }
+}
+
+/**
+ * A producer's buffer (bufferBytes, or its record cap) had no room: at once with onBufferFull 'reject', after
+ * maxBlockMs with 'block'. Nothing was sent.
+ */
+export class BufferExhaustedError extends CraterError {
+  readonly mode: 'block' | 'reject';
+  /** Bytes the record would have taken in the buffer. */
+  readonly requestedBytes: number;
+  readonly bufferBytes: number;
+  readonly waitedMs: number;
+
+  constructor(mode: 'block' | 'reject', requestedBytes: number, bufferBytes: number, waitedMs: number, why: string) {
+    super('ERR_BUFFER_EXHAUSTED', `producer buffer exhausted (${why}); the record was not sent`);
+    this.mode = mode;
+    this.requestedBytes = requestedBytes;
+    this.bufferBytes = bufferBytes;
+    this.waitedMs = waitedMs;
+  }
+}
+
+/**
+ * A record that was definitely not written: its delivery deadline passed (or the producer closed) before it could
+ * be sent, or while every attempt so far had been refused before any append. `cause` is the last refusal, if any.
+ */
+export class DeliveryTimeoutError extends CraterError {
+  readonly phase: 'queued' | 'retrying' | 'closing';
+
+  constructor(phase: 'queued' | 'retrying' | 'closing', message: string, options?: { cause?: unknown }) {
+    super('ERR_DELIVERY_TIMEOUT', message, options);
+    this.phase = phase;
+  }
+}
+
+/** The request a record rode in when its outcome became unknown. */
+export interface DeliveryRequest {
+  /** The producer's own request counter (1, 2, …), unique within one producer. */
+  requestId: number;
+  topic: string;
+  /** 1 for the first attempt of the batch, 2 for its first retry, … */
+  attempt: number;
+  /** Records in that request, and this record's position among them. */
+  records: number;
+  position: number;
+  /** Milliseconds on the producer's clock when the request left. */
+  sentAtMs: number;
+}
+
+/**
+ * A record that may or may not have been written: the connection dropped or the deadline passed after its request
+ * left, and the producer could not resend it under the same sequence. Reconcile by the record's own event id.
+ */
+export class UncertainDeliveryError<R = unknown> extends CraterError {
+  readonly record: R;
+  readonly request: DeliveryRequest;
+
+  constructor(record: R, request: DeliveryRequest, why: string, options?: { cause?: unknown }) {
+    super('ERR_UNCERTAIN_DELIVERY', `delivery to ${request.topic} is uncertain (${why}): the record may have been written`, options);
+    this.record = record;
+    this.request = request;
   }
 }

@@ -7,15 +7,19 @@
 // Errors: one class per failure kind, each with a stable `code`.
 export {
   BrokerError,
+  BufferExhaustedError,
   ConnectionError,
   CorruptDataError,
   CraterError,
   type CraterErrorCode,
   DecodeError,
+  type DeliveryRequest,
+  DeliveryTimeoutError,
   FrameTooLargeError,
   ShutdownIncompleteError,
   StorageError,
   TimeoutError,
+  UncertainDeliveryError,
   UsageError,
 } from './errors.js';
 

@@ -94,10 +94,20 @@ export class EmbeddedBroker implements AsyncDisposable {
     return this.ask('reset-peak');
   }
 
+  /** Freezes the broker process (SIGSTOP): its sockets stay open and nothing is answered, as with a hung broker. */
+  suspend(): void {
+    this.child.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child.kill('SIGCONT');
+  }
+
   /** Stops the broker gracefully (SIGKILL after `graceMs`) and removes its data dir. */
   async close(graceMs = 10_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.resume();
     if (this.child.exitCode === null && this.child.signalCode === null) {
       if (this.child.connected) this.child.send({ type: 'stop' } satisfies ChildRequest);
       const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);

@@ -1,14 +1,13 @@
 /**
  * The engine behind `crater produce`: input lines become records (plain lines with -K/-k/-H, or JSONL envelopes),
- * and records go out one PRODUCE each (awaited in order) or, with a batch size, as PRODUCE_BATCH frames split so
- * that none passes the frame limit. Every record gets exactly one Delivery, in input order: an ack (partition,
- * offset) or the error that kept it out of the log. Per-record failures (a malformed line, a record too large, a
- * broker error, a partial batch) are reported and production goes on; a lost connection or a timeout ends it.
+ * and records go out through a Producer's accumulator (produce-runner.ts). Every record gets exactly one Delivery,
+ * in input order: acked (partition, offset), failed (the error that kept it out of the log) or uncertain (it may
+ * have been written). Per-record failures (a malformed line, a record too large, a broker error) are reported and
+ * production goes on; a lost connection, a timeout or an uncertain delivery ends it.
  */
-import { BrokerError, CraterError, UsageError } from '../errors.js';
-import type { Client, ProducerRecord } from '../client/index.js';
+import type { CraterError } from '../errors.js';
+import type { ProducerRecord } from '../client/index.js';
 import type { RecordHeader } from '../protocol/headers.js';
-import { Caps } from '../protocol/limits.js';
 import { parseEnvelope } from './render/envelope.js';
 import { type InputLine, splitKey } from './line-input.js';
 
@@ -27,6 +26,7 @@ export interface Delivery {
   source: string;
   line: number;
   topic: string;
+  outcome: 'acked' | 'failed' | 'uncertain';
   partition?: number;
   offset?: bigint;
   error?: { code: string; message: string };
@@ -59,17 +59,6 @@ export async function* recordsFromLines(lines: AsyncIterable<InputLine>, options
   }
 }
 
-export interface SendOptions {
-  topic: string;
-  /** Records per PRODUCE_BATCH; undefined sends one PRODUCE per record. */
-  batch?: number | undefined;
-  maxFrameBytes: number;
-  codec: 'none' | 'gzip' | 'snappy';
-  timeoutMs: number;
-  /** The sender is an idempotent producer: its batch frames carry the producer fields too. */
-  idempotent?: boolean | undefined;
-}
-
 export interface SendStats {
   records: number;
   delivered: number;
@@ -77,122 +66,5 @@ export interface SendStats {
   requests: number;
 }
 
-/** Errors that concern one record or one batch; anything else (connection, timeout) ends the run. */
-function isRecordError(error: unknown): error is CraterError {
-  return error instanceof BrokerError || (error instanceof CraterError && (error.code === 'ERR_USAGE' || error.code === 'ERR_FRAME_TOO_LARGE'));
-}
-
-/** The wire caps a key or value at 64 KiB; checked per record so one oversized record fails alone. */
-function fieldTooLarge(r: ProducerRecord): string | undefined {
-  for (const [name, v] of [['key', r.key], ['value', r.value]] as const) {
-    const n = v === undefined ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length;
-    if (n > Caps.default) return `${name} is ${n} bytes, over the cap of ${Caps.default}`;
-  }
-  return undefined;
-}
-
-function errorJson(error: CraterError): { code: string; message: string } {
-  return { code: error.code, message: error.message };
-}
-
-/** Where the runner sends: a Client (plain PRODUCE / PRODUCE_BATCH) or an idempotent producer (transactional-produce.ts). */
-export type RecordSender = Pick<Client, 'produce' | 'produceBatch'>;
-
-export class ProduceRunner {
-  readonly stats: SendStats = { records: 0, delivered: 0, failed: [], requests: 0 };
-  #buffer: PendingRecord[] = [];
-
-  constructor(
-    private readonly client: RecordSender,
-    private readonly options: SendOptions,
-    private readonly report: (d: Delivery) => Promise<void>,
-  ) {}
-
-  async add(p: PendingRecord): Promise<void> {
-    this.stats.records += 1;
-    if (this.options.batch === undefined) {
-      await this.#emit(p, await this.#sendOne(p));
-      return;
-    }
-    this.#buffer.push(p);
-    if (this.#buffer.length >= this.options.batch) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    const pending = this.#buffer;
-    this.#buffer = [];
-    if (pending.length === 0) return;
-    const { splitBatch, batchEntrySize, batchOverhead } = await import('../client/index.js');
-    const outcome = new Map<number, { partition: number; offset: bigint } | CraterError>();
-    const overhead = batchOverhead(Buffer.byteLength(this.options.topic), this.options.idempotent);
-    const sendable = pending.filter((p) => p.record !== undefined && p.error === undefined);
-    const withHeaders = sendable.some((p) => (p.record!.headers?.length ?? 0) > 0);
-    const fits = sendable.filter((p) => {
-      const tooBig = fieldTooLarge(p.record!);
-      if (tooBig) {
-        outcome.set(p.index, new UsageError(`${tooBig}; not sent`));
-        return false;
-      }
-      const frame = overhead + batchEntrySize(p.record!, withHeaders);
-      if (frame <= this.options.maxFrameBytes) return true;
-      outcome.set(p.index, new UsageError(`record needs a ${frame}-byte frame, over the ${this.options.maxFrameBytes}-byte limit; not sent`));
-      return false;
-    });
-    const tagged = fits.map((p) => ({ ...p.record!, pending: p }));
-    const chunks = splitBatch(tagged, {
-      maxFrameBytes: this.options.maxFrameBytes,
-      maxRecords: this.options.batch,
-      topic: this.options.topic,
-      idempotent: this.options.idempotent,
-    });
-    for (const chunk of chunks) {
-      try {
-        const result = await this.client.produceBatch(this.options.topic, chunk.map((t) => t.pending.record!), {
-          codec: this.options.codec,
-          timeoutMs: this.options.timeoutMs,
-        });
-        this.stats.requests += 1;
-        chunk.forEach((t, i) => {
-          const ack = result.acks[i];
-          outcome.set(t.pending.index, ack ?? result.error ?? new UsageError('the broker acknowledged fewer records than were sent'));
-        });
-      } catch (error) {
-        if (!isRecordError(error)) throw error;
-        if (error instanceof BrokerError) this.stats.requests += 1;
-        for (const t of chunk) outcome.set(t.pending.index, error);
-      }
-    }
-    for (const p of pending) await this.#emit(p, p.error ?? outcome.get(p.index)!);
-  }
-
-  async #sendOne(p: PendingRecord): Promise<{ partition: number; offset: bigint } | CraterError> {
-    if (p.error || !p.record) return p.error ?? new UsageError('no record');
-    const tooBig = fieldTooLarge(p.record);
-    if (tooBig) return new UsageError(`${tooBig}; not sent`);
-    this.stats.requests += 1;
-    const opts = { codec: this.options.codec, timeoutMs: this.options.timeoutMs };
-    try {
-      // PRODUCE has no header block; a record with headers goes as a batch of one (still one request, in order).
-      if ((p.record.headers?.length ?? 0) > 0) {
-        const result = await this.client.produceBatch(this.options.topic, [p.record], opts);
-        return result.acks[0] ?? result.error ?? new UsageError('the broker acknowledged no record');
-      }
-      return await this.client.produce(this.options.topic, { ...p.record, ...opts });
-    } catch (error) {
-      if (!isRecordError(error)) throw error;
-      return error;
-    }
-  }
-
-  async #emit(p: PendingRecord, outcome: { partition: number; offset: bigint } | CraterError): Promise<void> {
-    const base = { index: p.index, source: p.source, line: p.lineNo, topic: this.options.topic };
-    if (outcome instanceof Error) {
-      const d = { ...base, error: errorJson(outcome) };
-      this.stats.failed.push(d);
-      await this.report(d);
-    } else {
-      this.stats.delivered += 1;
-      await this.report({ ...base, partition: outcome.partition, offset: outcome.offset });
-    }
-  }
-}
+// The runner sends every record through a Producer's accumulator (produce-runner.ts).
+export { ProduceRunner, type AccumulatingSender, type RunnerOptions } from './produce-runner.js';

@@ -6,8 +6,8 @@
  * broker refused, a malformed line, a lost connection, a refused commit), so read_committed readers see every
  * record or none.
  */
-import type { BatchResult, Client, ProduceAck, Producer, ProducerRecord } from '../client/index.js';
-import type { PendingRecord, ProduceRunner, RecordSender } from './producing.js';
+import type { AccumulatorOptions, Client, Producer } from '../client/index.js';
+import type { PendingRecord, ProduceRunner } from './producing.js';
 
 export type TransactionEnd =
   | { committed: true }
@@ -19,27 +19,17 @@ export interface IdempotentProduceOptions {
   codec: 'none' | 'gzip' | 'snappy';
   timeoutMs: number;
   maxFrameBytes: number;
-}
-
-/** The runner's two calls over a Producer (codec and timeout are the producer's own options). */
-function senderOver(producer: Producer): RecordSender {
-  const strip = (r: ProducerRecord): ProducerRecord => ({ key: r.key, value: r.value, headers: r.headers });
-  return {
-    produce: (topic: string, record: ProducerRecord): Promise<ProduceAck> => producer.send(topic, strip(record)),
-    produceBatch: (topic: string, records: readonly ProducerRecord[]): Promise<BatchResult> => producer.sendBatch(topic, records),
-  };
+  /** The accumulator flags (--linger, --batch-bytes, …). */
+  tuning?: AccumulatorOptions | undefined;
 }
 
 export class IdempotentProduce {
-  readonly sender: RecordSender;
-
-  private constructor(readonly producer: Producer) {
-    this.sender = senderOver(producer);
-  }
+  private constructor(readonly producer: Producer) {}
 
   static open(client: Client, options: IdempotentProduceOptions): IdempotentProduce {
     return new IdempotentProduce(
       client.producer({
+        ...options.tuning,
         idempotent: true,
         producerName: options.producerName,
         codec: options.codec,

@@ -39,11 +39,17 @@ export {
   DirectSink,
   createProducer,
   wantsIdempotence,
+  type CloseOptions,
   type ProducerIdentity,
   type ProducerOptions,
   type ProduceSink,
   type SendOptions,
 } from './producer/producer.js';
+export { AccumulatorDefaults, type AccumulatorOptions, type OnBufferFull, resolveAccumulatorOptions } from './producer/accumulator-options.js';
+export type { ProducerClock } from './producer/clock.js';
+export type { ProducerMetrics } from './producer/producer-metrics.js';
+export type { PartitionedProduceSink } from './producer/sink.js';
+export { backoffMs, retryRule, type RetryRule } from './producer/retry-rule.js';
 export { IdempotentSink, type IdempotentSinkOptions } from './producer/idempotent-sink.js';
 export { TransactionManager, type TransactionOffset, type TransactionState } from './producer/transaction.js';
 export { splitBatch, batchEntrySize, batchOverhead, type SplitOptions } from './moonmq/split-batch.js';

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { ExitCode, renderExitCodeTable } from '../cli/exit-codes.js';
 import { connectionFlags } from '../cli/flags.js';
+import { producerTuningFlags } from '../cli/produce-tuning.js';
 
 export default class Produce extends BaseCommand {
   static override summary = 'Produce records from stdin or files, one per line (or JSONL envelopes).';
@@ -12,9 +13,9 @@ export default class Produce extends BaseCommand {
 
 --idempotent sends through an ephemeral idempotent producer on a connection of its own: every request carries a producer id and sequence, so a request resent after a lost reply is deduplicated by the broker instead of appended twice (a lost connection fails the request in flight, since an ephemeral session cannot resume). --producer-name NAME implies --idempotent and makes the producer durable: the same name resumes its session after a lost connection. An idempotent PRODUCE_BATCH holds at most 1,024 records, so with an idempotent producer --batch is capped at 1,024 (N records go out in ceil(N / 1,024) requests or more, as the frame limit needs). --transactional makes the whole input one transaction of that producer: it commits at the end of input and aborts on SIGINT (exit 130), SIGTERM or the first failure (exit 1), saying which on stderr; read_committed readers then see every record or none. Delivery reports (--json) describe appends, which an aborted transaction never makes visible to read_committed readers.
 
-Without --batch each record is one PRODUCE, awaited in order. --batch N groups N records per PRODUCE_BATCH and splits further so no frame exceeds --max-frame-size (the broker's limit, 1 MiB by default).
+Records go through the producer's accumulator: they are batched per topic into PRODUCE_BATCH frames, each sent when its frame reaches --batch-bytes (default --max-frame-size, the broker's limit, 1 MiB by default) or --batch N records, or when --linger (5ms) passes; --max-in-flight requests (5) are outstanding at once; reading pauses while --buffer-bytes (32MiB) of records wait; each record has one --delivery-timeout (120s, at least --linger + --timeout) covering linger, requests and retries. --stats prints the producer's metrics (Kafka's names) on stderr at the end.
 
-Output: nothing on stdout, a summary on stderr (a spinner on a terminal). --json prints one delivery report per record on stdout as JSON lines: {index, source, line, topic, partition, offset} or {index, source, line, topic, error:{code, message}}. A failed record (malformed line, too large, broker error, the unsent tail of a partial batch) is reported with its input line and the others still go out; the command then exits 1.
+Output: nothing on stdout, a summary on stderr (a spinner on a terminal). --json prints one delivery report per record on stdout as JSON lines, in input order: {index, source, line, topic, outcome:"acked", partition, offset}, or {index, source, line, topic, outcome:"failed"|"uncertain", error:{code, message}}. failed means not written; uncertain means it may have been written (the connection dropped or the deadline passed with its request out). A failed record (malformed line, too large, broker error) is reported with its input line and the others still go out; the command then exits 1. A lost connection, a timeout or an uncertain record ends the run (exit 1) once what was sent is reported.
 
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
@@ -39,7 +40,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     key: Flags.string({ char: 'k', description: 'Key for every record.' }),
     header: Flags.string({ char: 'H', description: 'Header name=value for every record (repeatable).', multiple: true }),
     input: Flags.string({ description: 'Input format.', options: ['lines', 'jsonl'], default: 'lines' }),
-    batch: Flags.integer({ description: 'Records per PRODUCE_BATCH (1..10000); default: one PRODUCE per record.', min: 1, max: 10_000 }),
+    batch: Flags.integer({ description: 'At most N records per PRODUCE_BATCH (1..10000; 1,024 when idempotent).', min: 1, max: 10_000 }),
+    ...producerTuningFlags(),
     'max-frame-size': Flags.integer({ description: "Largest frame to send (the broker's limit).", default: 1_048_576, min: 64 }),
     codec: Flags.string({ description: 'Compression the broker applies to stored values.', options: ['none', 'gzip', 'snappy'], default: 'none' }),
     idempotent: Flags.boolean({ description: 'Produce through an idempotent producer (retries deduplicated; at most 1,024 records per batch).' }),
@@ -61,16 +63,16 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     const { createSpinner } = await import('../cli/terminal.js');
     const { produceSummary, deliveryFailureLine } = await import('../cli/render/records.js');
     const headers = flags.header?.map(parseHeaderFlag);
+    const { renderProducerStats, tuningOptions } = await import('../cli/produce-tuning.js');
+    const tuning = tuningOptions(flags, { idempotent: flags.idempotent || flags['producer-name'] !== undefined, maxFrameBytes: flags['max-frame-size'] });
     const client = await connect({ ...connectOptions(flags), maxRequestFrameSize: flags['max-frame-size'] });
     const { IdempotentProduce, transactionEndLine } = await import('../cli/transactional-produce.js');
-    const { Limits } = await import('../protocol/limits.js');
     const codec = flags.codec as 'none' | 'gzip' | 'snappy';
     const idempotent = flags.idempotent || flags['producer-name'] !== undefined;
     const producer = idempotent ? IdempotentProduce.open(client, {
-      producerName: flags['producer-name'], codec, timeoutMs: flags.timeout, maxFrameBytes: flags['max-frame-size'],
+      producerName: flags['producer-name'], codec, timeoutMs: flags.timeout, maxFrameBytes: flags['max-frame-size'], tuning,
     }) : undefined;
-    // Cut batches where the producer would, so each request (and its count in the summary) is one the runner sent.
-    const batch = idempotent && flags.batch !== undefined ? Math.min(flags.batch, Limits.idempotentBatchRecords) : flags.batch;
+    const sender = producer?.producer ?? client.producer({ ...tuning, codec, maxFrameBytes: flags['max-frame-size'] });
     const spinner = await createSpinner(`producing to ${args.topic}`);
     const started = performance.now();
     try {
@@ -79,8 +81,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
       }
       const writer = this.jsonEnabled() ? this.jsonLines() : undefined;
       const runner = new ProduceRunner(
-        producer?.sender ?? client,
-        { topic: args.topic, batch, maxFrameBytes: flags['max-frame-size'], codec, timeoutMs: flags.timeout, idempotent },
+        sender,
+        { topic: args.topic },
         async (d) => {
           if (d.error) {
             // The spinner owns the current stderr line; a failure line must not be drawn over.
@@ -117,10 +119,11 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
       spinner.stop();
       writer?.detach();
       this.diag(produceSummary(args.topic, runner.stats, performance.now() - started, this.stderrChalk));
+      if (flags.stats) this.diag(renderProducerStats(sender.metrics(), this.jsonEnabled()));
       if (runner.stats.failed.length > 0) this.setExitCode(ExitCode.FAILURE);
     } finally {
       spinner.stop();
-      await producer?.close();
+      await sender.close();
       await client.close();
     }
     return undefined;

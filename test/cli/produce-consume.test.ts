@@ -108,7 +108,8 @@ describe('produce → consume round trip', () => {
     await createTopic('big', 1);
     // 20 values of 60 KiB: 1.2 MB in all, over the broker's 1 MiB frame limit.
     const lines = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(60 * 1024, 'v')).join('\n');
-    const r = await crater(['produce', 'big', '--batch', '100', '--json'], lines);
+    // A long linger, so that only the frame limit cuts batches however stdin's chunks arrive.
+    const r = await crater(['produce', 'big', '--batch', '100', '--linger', '10s', '--json'], lines);
     expect(r.code).toBe(0);
     expect(jsonLines(r.stdout).filter((d) => d.error === undefined)).toHaveLength(20);
     expect(r.stderr).toMatch(/produced 20 of 20 records to big in 2 requests/);

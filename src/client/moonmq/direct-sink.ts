@@ -14,6 +14,15 @@ export class DirectSink implements ProduceSink {
     return produceBatch(this.session, topic, records, options);
   }
 
+  canSend(): boolean {
+    return !this.session.conn.closed;
+  }
+
+  writable(): Promise<void> | undefined {
+    const conn = this.session.conn;
+    return conn.queuedBytes > 0 && !conn.closed ? conn.writable() : undefined;
+  }
+
   async flush(): Promise<void> {}
 
   async close(): Promise<void> {}

@@ -1,10 +1,14 @@
 /**
- * The Producer facade. Every produce goes through one ProduceSink, so a client-side accumulator (per-partition
- * batches, linger, batch size: seed 001) can later be a sink that sits in front of produceBatch without callers
- * changing. DirectSink sends one request per send and one PRODUCE_BATCH per chunk; IdempotentSink
- * (idempotent-sink.ts) does the same with a producer id, an epoch and per-topic sequences (wire.md §13.5).
+ * The Producer facade. send() goes through the record accumulator (accumulator.ts: batches per topic, linger, batch
+ * size, bounded buffer, one delivery deadline: seed 001), which sends PRODUCE_BATCH frames through one ProduceSink;
+ * sendBatch() is the caller's own batching and goes to the sink directly. DirectSink sends one request per call;
+ * IdempotentSink (idempotent-sink.ts) does the same with a producer id, an epoch and per-topic sequences (wire.md
+ * §13.5).
  */
 import { UsageError } from '../../errors.js';
+import { RecordAccumulator } from './accumulator.js';
+import { type AccumulatorOptions, resolveAccumulatorOptions } from './accumulator-options.js';
+import type { ProducerMetrics } from './producer-metrics.js';
 import { IdempotentSink, type ProducerIdentity } from './idempotent-sink.js';
 import { Limits } from '../../protocol/limits.js';
 import { DirectSink } from '../moonmq/direct-sink.js';
@@ -16,11 +20,16 @@ import { TransactionManager, type TransactionOffset, type TransactionState } fro
 export { DirectSink };
 export type { ProducerIdentity, ProduceSink, SendOptions };
 
-export interface ProducerOptions extends SendOptions {
+export interface CloseOptions {
+  /** How long close() waits for what was accepted to settle before failing the rest (default: until it settles). */
+  drainMs?: number | undefined;
+}
+
+export interface ProducerOptions extends SendOptions, AccumulatorOptions {
   /** Largest PRODUCE_BATCH frame sendBatch builds (default 1 MiB, the broker's default limit). */
   maxFrameBytes?: number;
-  /** Records per PRODUCE_BATCH frame (default and maximum 10,000; 1,024 when idempotent). */
-  maxBatchRecords?: number;
+  /** Records per PRODUCE_BATCH frame, for send() and sendBatch() (default and maximum 10,000; 1,024 when idempotent). */
+  maxBatchRecords?: number | undefined;
   /**
    * Deduplicated produces (INIT_PRODUCER_ID, then sequences per topic). Implied by producerName; the producer then
    * has a connection of its own, since the broker binds a producer id to a connection.
@@ -51,9 +60,16 @@ export class Producer implements AsyncDisposable {
       throw new UsageError(`maxBatchRecords must be 1..${limit}, got ${options.maxBatchRecords}`);
     }
     this.maxBatchRecords = options.maxBatchRecords ?? limit;
+    const idempotent = sink instanceof IdempotentSink;
+    const resolved = resolveAccumulatorOptions(
+      { ...options, requestTimeoutMs: options.requestTimeoutMs ?? options.timeoutMs },
+      { maxFrameBytes: options.maxFrameBytes, idempotent },
+    );
+    this.accumulator = new RecordAccumulator(sink, resolved, { idempotent, codec: options.codec });
   }
 
   private readonly maxBatchRecords: number;
+  private readonly accumulator: RecordAccumulator;
 
   /** The producer id and epoch of an idempotent producer (after its first send). */
   get identity(): ProducerIdentity | undefined {
@@ -63,7 +79,7 @@ export class Producer implements AsyncDisposable {
   send(topic: string, record: ProducerRecord): Promise<ProduceAck> {
     if (this.closed) return Promise.reject(new UsageError('send on a closed producer'));
     if (this.txn?.state === 'failed') return Promise.reject(this.txn.failedError());
-    const sent = this.sink.send(topic, record, this.sendOptions());
+    const sent = this.accumulator.send(topic, record);
     if (!this.txn?.isOpen) return sent;
     return sent.catch((error: unknown) => {
       this.txn?.markFailed(error as Error);
@@ -86,12 +102,16 @@ export class Producer implements AsyncDisposable {
 
   /** END_TXN commit; throws when the broker aborted the transaction instead (a dropped connection, a timeout). */
   async commitTransaction(): Promise<void> {
-    await this.transactions().commit();
+    const txn = this.transactions();
+    await this.accumulator.flush();
+    await txn.commit();
   }
 
   /** END_TXN abort: nothing sent in the transaction reaches read_committed readers, and its offsets are dropped. */
   async abortTransaction(): Promise<void> {
-    await this.transactions().abort();
+    const txn = this.transactions();
+    await this.accumulator.flush();
+    await txn.abort();
   }
 
   /** TXN_OFFSET_COMMIT: the group's offsets are committed with the transaction (consume-transform-produce). */
@@ -141,14 +161,30 @@ export class Producer implements AsyncDisposable {
     return { acks };
   }
 
-  flush(): Promise<void> {
-    return this.sink.flush();
+  /** Sends what is batched now and resolves when every send() and sendBatch() made before it has settled. */
+  async flush(): Promise<void> {
+    await this.accumulator.flush();
+    await this.sink.flush();
   }
 
-  /** Flushes and closes the sink; the client's connection stays open. */
-  async close(): Promise<void> {
+  /** Bytes of the buffer (bufferBytes) not held by records waiting in the client: cheap, unlike metrics(). */
+  get bufferAvailableBytes(): number {
+    return this.accumulator.bufferAvailableBytes;
+  }
+
+  /** Kafka's producer metrics (record-queue-time-avg, batch-size-avg, buffer-available-bytes, …). */
+  metrics(): ProducerMetrics {
+    return this.accumulator.metrics();
+  }
+
+  /**
+   * Stops admission, drains within `drainMs` (what is left then fails: never sent, or uncertain when in flight),
+   * and closes the sink; the client's connection stays open.
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.accumulator.close(options.drainMs);
     await this.sink.flush();
     await this.sink.close();
   }

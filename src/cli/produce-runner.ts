@@ -1,0 +1,102 @@
+/**
+ * The runner behind `crater produce`: every record goes to a Producer's send(), so the accumulator batches them
+ * (linger, batch bytes, --batch as the record cap per batch, a bounded buffer, one delivery deadline). Sends are not
+ * awaited one by one; reports still come out in input order, each saying acked, failed or uncertain. Input is read
+ * only while the producer's buffer has room, so a slow broker slows the reader instead of growing memory.
+ *
+ * Per-record failures (a malformed line, a record too large, a broker refusal) are reported and production goes
+ * on. A lost connection, a timeout or an uncertain delivery ends it: what was already sent is reported, then the
+ * first such error is thrown.
+ */
+import { ConnectionError, CraterError, TimeoutError, UncertainDeliveryError } from '../errors.js';
+import type { ProduceAck, Producer } from '../client/index.js';
+import type { Delivery, PendingRecord, SendStats } from './producing.js';
+
+/** What the runner needs of a Producer. */
+export type AccumulatingSender = Pick<Producer, 'send' | 'flush' | 'bufferAvailableBytes' | 'metrics'>;
+
+export interface RunnerOptions {
+  topic: string;
+}
+
+type Outcome = ProduceAck | CraterError;
+
+interface Entry {
+  pending: PendingRecord;
+  outcome: Outcome | undefined;
+  settled: Promise<void>;
+}
+
+/** Bytes a record of this size holds in the producer's buffer, near enough to decide whether to read on. */
+function charge(p: PendingRecord): number {
+  const r = p.record!;
+  const len = (v: Buffer | string | undefined): number => (v === undefined ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length);
+  return 8 + len(r.key) + len(r.value) + 256;
+}
+
+function ends(error: CraterError): boolean {
+  return error instanceof UncertainDeliveryError || error instanceof ConnectionError || error instanceof TimeoutError;
+}
+
+export class ProduceRunner {
+  readonly stats: SendStats = { records: 0, delivered: 0, failed: [], requests: 0 };
+  private readonly queue: Entry[] = [];
+  private fatal: CraterError | undefined;
+
+  constructor(
+    private readonly producer: AccumulatingSender,
+    private readonly options: RunnerOptions,
+    private readonly report: (d: Delivery) => Promise<void>,
+  ) {}
+
+  async add(p: PendingRecord): Promise<void> {
+    if (this.fatal) await this.flush();
+    this.stats.records += 1;
+    if (p.error || !p.record) {
+      // Reported before the next record is read, so a caller that stops at the first failure (a transaction) sends
+      // nothing after it.
+      this.queue.push({ pending: p, outcome: p.error, settled: Promise.resolve() });
+      while (this.queue.length > 0) await this.reportHead();
+    } else {
+      while (this.queue.length > 0 && this.producer.bufferAvailableBytes < charge(p)) await this.reportHead();
+      const entry: Entry = { pending: p, outcome: undefined, settled: Promise.resolve() };
+      entry.settled = this.producer.send(this.options.topic, p.record).then(
+        (ack) => void (entry.outcome = ack),
+        (error: unknown) => {
+          entry.outcome = error instanceof CraterError ? error : new CraterError('ERR_USAGE', String(error));
+          if (ends(entry.outcome)) this.fatal ??= entry.outcome;
+        },
+      );
+      this.queue.push(entry);
+    }
+    while (this.queue.length > 0 && this.queue[0]!.outcome !== undefined) await this.reportHead();
+  }
+
+  /** Waits for every record sent so far and reports it; throws the error that ended the run, if one did. */
+  async flush(): Promise<void> {
+    // The open batches go now rather than after their linger; failures are reported per record below.
+    const flushed = this.producer.flush().catch(() => undefined);
+    while (this.queue.length > 0) await this.reportHead();
+    await flushed;
+    this.stats.requests = this.producer.metrics()['request-total'];
+    if (this.fatal) throw this.fatal;
+  }
+
+  private async reportHead(): Promise<void> {
+    const entry = this.queue[0]!;
+    await entry.settled;
+    this.queue.shift();
+    const p = entry.pending;
+    const base = { index: p.index, source: p.source, line: p.lineNo, topic: this.options.topic };
+    const outcome = entry.outcome!;
+    if (outcome instanceof Error) {
+      const kind = outcome instanceof UncertainDeliveryError ? 'uncertain' : 'failed';
+      const d: Delivery = { ...base, outcome: kind, error: { code: outcome.code, message: outcome.message } };
+      this.stats.failed.push(d);
+      await this.report(d);
+    } else {
+      this.stats.delivered += 1;
+      await this.report({ ...base, outcome: 'acked', partition: outcome.partition, offset: outcome.offset });
+    }
+  }
+}

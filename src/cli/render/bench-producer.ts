@@ -1,0 +1,88 @@
+/**
+ * Rendering of `bench producer`: the seed's prediction next to the measurement, the hand-batching comparison, the
+ * stall figures, and for a sweep a terminal chart (records/s and p99 record queue time per value, as bars).
+ */
+import type { Measured, ProducerBenchReport, ProducerPoint, SweepParameter } from '../../bench/producer.js';
+import type { Prediction } from '../../bench/producer-model.js';
+import { formatBytes, formatCount, formatDuration } from './format.js';
+
+const n = (v: number): string => formatCount(Math.round(v));
+const bytes = (v: number): string => formatBytes(Math.round(v));
+
+export function producerHeader(report: ProducerBenchReport): string {
+  const p = report.params;
+  const rate = p.rateBytesPerSec === null ? 'unthrottled' : `${(p.rateBytesPerSec / 1e6).toFixed(2)} MB/s in all`;
+  const broker = report.broker.embedded ? `embedded crater broker (acks ${report.broker.acks})` : `${report.broker.serverName ?? 'broker'} at ${report.broker.address}`;
+  return `${p.producers} producer${p.producers === 1 ? '' : 's'} → 1 topic × ${p.partitions} partitions, ${rate}, ${p.valueSize}-byte values + ${p.keySize}-byte keys, ${formatDuration(p.durationMs)} per run, ${broker}`;
+}
+
+export function predictionLines(p: Prediction, lingerMs: number): string[] {
+  return [
+    `prediction (${p.accumulators} accumulators = ${p.basis}; the MoonMQ protocol partitions on the broker):`,
+    `  r = ${n(p.bytesPerSecPerAccumulator)} B/s per accumulator, fill time B/r = ${formatDuration(p.fillTimeMs)}, arrivals during linger r×L = ${n(p.lingerArrivalsBytes)} B (L = ${lingerMs} ms)`,
+    `  mean batch ≈ min(B, first record + r×L) = ${n(p.meanBatchBytes)} B (${p.meanBatchRecords.toFixed(1)} records, ${p.limitedBy}-bound)`,
+  ];
+}
+
+export function measuredLines(m: Measured, ratio: number | null): string[] {
+  const vs = ratio === null ? '' : ` (${ratio.toFixed(2)}x the prediction)`;
+  return [
+    `measured: mean batch ${n(m.meanBatchBytes)} B of key + value${vs}, ${m.batchRecords.avg.toFixed(1)} records (max ${m.batchRecords.max})`,
+    `  batch frames avg ${bytes(m.batchFrameBytes.avg)}, p50 ${bytes(m.batchFrameBytes.p50)}, p99 ${bytes(m.batchFrameBytes.p99)}`,
+    `  record queue time avg ${formatDuration(m.queueTimeMs.avg)}, p50 ${formatDuration(m.queueTimeMs.p50)}, p99 ${formatDuration(m.queueTimeMs.p99)}, max ${formatDuration(m.queueTimeMs.max)}`,
+    `  ${n(m.recordsPerSec)} records/s, ${m.mbPerSec.toFixed(1)} MB/s, ${n(m.requestsPerSec)} requests/s; ${n(m.acked)} acked, ${n(m.failed)} failed, ${n(m.uncertain)} uncertain`,
+    `  event-loop delay p50 ${formatDuration(m.eventLoopDelayMs.p50)}, p99 ${formatDuration(m.eventLoopDelayMs.p99)} (late timers make arrivals burstier than the model's smooth ones)`,
+  ];
+}
+
+export function producerSummary(report: ProducerBenchReport): string {
+  const lines = [producerHeader(report)];
+  const point = report.points[0]!;
+  if (report.params.sweep === null) {
+    lines.push(`linger ${point.lingerMs} ms, batch ${bytes(point.batchBytes)}`);
+    if (point.prediction) lines.push(...predictionLines(point.prediction, point.lingerMs));
+    else lines.push('prediction: none without --rate (the model needs the bytes/s per accumulator)');
+    lines.push(...measuredLines(point.measured, point.batchRatio));
+  }
+  const b = report.baseline;
+  if (b) {
+    lines.push(`hand-made batches (${b.batchSize} records, ${b.inFlight} in flight per connection, same run): ${n(b.recordsPerSec)} records/s; the accumulator reached ${b.ratio.toFixed(2)}x`);
+  }
+  const s = report.stall;
+  if (s) {
+    const growth = s.rssPeakBytes - s.rssBaselineBytes;
+    lines.push(
+      `broker frozen after ${formatDuration(s.stalledAfterMs)}: RSS ${bytes(s.rssBaselineBytes)} → peak ${bytes(s.rssPeakBytes)} (growth ${bytes(growth)}, bound bufferBytes + 64 MiB = ${bytes(s.rssGrowthLimitBytes)})`,
+      `  slowest send settled after ${formatDuration(s.maxSettleMs)} (delivery timeout ${formatDuration(s.deliveryTimeoutMs)})`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function bar(value: number, max: number, width: number): string {
+  const cells = max <= 0 ? 0 : (value / max) * width;
+  const full = Math.floor(cells);
+  const part = ' ▏▎▍▌▋▊▉'[Math.round((cells - full) * 8)] ?? '';
+  return ('█'.repeat(full) + (full < width ? part : '')).trimEnd();
+}
+
+/** records/s and p99 record queue time per swept value, as two bar columns that fit `columns`. */
+export function sweepChart(parameter: SweepParameter, points: readonly ProducerPoint[], columns = 80): string {
+  const label = (p: ProducerPoint): string => (parameter === 'linger' ? `${p.lingerMs} ms` : bytes(p.batchBytes));
+  const labels = points.map(label);
+  const rates = points.map((p) => n(p.measured.recordsPerSec));
+  const p99s = points.map((p) => formatDuration(p.measured.queueTimeMs.p99));
+  const lw = Math.max(parameter.length, ...labels.map((l) => l.length));
+  const rw = Math.max(...rates.map((r) => r.length));
+  const qw = Math.max(...p99s.map((q) => q.length));
+  const barWidth = Math.max(4, Math.floor((columns - lw - rw - qw - 8) / 2));
+  const maxRate = Math.max(...points.map((p) => p.measured.recordsPerSec));
+  const maxP99 = Math.max(...points.map((p) => p.measured.queueTimeMs.p99));
+  const head = `${parameter.padEnd(lw)}  ${'records/s'.padEnd(barWidth + rw + 1)}  p99 queue time`;
+  const rows = points.map((p, i) => {
+    const r = `${bar(p.measured.recordsPerSec, maxRate, barWidth).padEnd(barWidth)} ${rates[i]!.padStart(rw)}`;
+    const q = `${bar(p.measured.queueTimeMs.p99, maxP99, barWidth).padEnd(barWidth)} ${p99s[i]!.padStart(qw)}`;
+    return `${labels[i]!.padEnd(lw)}  ${r}  ${q}`;
+  });
+  return [head, ...rows].join('\n');
+}
