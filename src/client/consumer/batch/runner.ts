@@ -144,6 +144,7 @@ export class BatchRunner<T> {
       attempt++;
       s.stats.retries++;
       const delay = backoffDelay(s.backoff, attempt, s.random);
+      s.emit({ type: 'backoff', worker: this.worker, retryAttempt: attempt, delayMs: delay });
       try {
         await s.clock.sleep(delay, signal);
       } catch {

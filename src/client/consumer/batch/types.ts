@@ -143,6 +143,7 @@ export type BatchConsumerEvent =
   | { type: 'dispatch'; worker: number; size: number; retryAttempt: number }
   | { type: 'batch-failed'; worker: number; retryAttempt: number; error: Error; backoffMs: number | undefined }
   | { type: 'batch-done'; worker: number; done: number; retrying: number }
+  | { type: 'backoff'; worker: number; retryAttempt: number; delayMs: number }
   | { type: 'dead-lettered'; topic: string; partition: number; offset: bigint; dlqTopic: string; reason: string }
   | { type: 'discarded'; topic: string; partition: number; offset: bigint; reason: string }
   | { type: 'rate-limited'; worker: number; permits: number; waitMs: number }
