@@ -3,7 +3,6 @@
  * tracked, and crash() destroys them all and refuses new ones, which is what the broker sees when a consumer
  * process dies mid-batch (its open transaction is aborted, nothing more is committed).
  */
-import { ConnectionError } from '../../src/errors.js';
 import { BatchConsumer, type BatchConsumerDeps } from '../../src/client/consumer/batch/batch-consumer.js';
 import type { BatchConsumerOptions } from '../../src/client/consumer/batch/types.js';
 import { openSession, type Session } from '../../src/client/moonmq/session.js';
@@ -22,7 +21,8 @@ export async function crashableBatchConsumer<T = Buffer>(port: number, options: 
   const sessions: Session[] = [];
   let crashed = false;
   const open = async (): Promise<Session> => {
-    if (crashed) throw new ConnectionError('crashed');
+    // Not a ConnectionError: the producers' sinks would keep retrying a dead process's reconnects.
+    if (crashed) throw new Error('this consumer process has crashed');
     const s = await openSession({ broker: `127.0.0.1:${port}` });
     sessions.push(s);
     return s;
