@@ -7,6 +7,7 @@ import type { Clock } from '../../src/client/consumer/batch/clock.js';
 
 interface Timer {
   at: number;
+  ms: number;
   resolve: () => void;
 }
 
@@ -26,6 +27,7 @@ export class ManualClock implements Clock {
       }
       const timer: Timer = {
         at: this.t + ms,
+        ms,
         resolve: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();
@@ -43,6 +45,11 @@ export class ManualClock implements Clock {
   /** Timers waiting now. */
   get pending(): number {
     return this.timers.length;
+  }
+
+  /** True when someone is sleeping for exactly `ms` (as asked, not what is left). */
+  sleeping(ms: number): boolean {
+    return this.timers.some((x) => x.ms === ms);
   }
 
   /** Moves time forward by `ms`, firing each due timer (earliest first). */
