@@ -113,6 +113,11 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
     await this.running?.catch(() => {});
   }
 
+  /** Records fetched and not finished yet (accumulating, in a handler, or waiting for a retry). */
+  get inFlight(): number {
+    return this.watermarks.outstanding();
+  }
+
   /** The same as stop(). */
   close(): Promise<void> {
     return this.stop();
