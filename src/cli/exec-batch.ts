@@ -59,7 +59,7 @@ export function envelopeLine(item: BatchItem<unknown>, encoding: EnvelopeEncodin
 
 const OUTCOMES = new Set(['ok', 'retry', 'dead-letter']);
 
-function parseLine<T>(line: string, index: Map<string, BatchItem<T>>, single: string | undefined, out: ExecResult<T>): boolean {
+function parseLine<T>(line: string, index: () => Map<string, BatchItem<T>>, single: string | undefined, out: ExecResult<T>): boolean {
   if (!line.startsWith('{')) return false;
   let doc: Record<string, unknown>;
   try {
@@ -76,7 +76,7 @@ function parseLine<T>(line: string, index: Map<string, BatchItem<T>>, single: st
   }
   if (typeof doc.outcome !== 'string' || !OUTCOMES.has(doc.outcome)) return false;
   const topic = typeof doc.topic === 'string' ? doc.topic : single;
-  const item = index.get(`${doc.partition}@${doc.offset}@${topic}`);
+  const item = index().get(`${doc.partition}@${doc.offset}@${topic}`);
   if (!item) throw new UsageError(`exec output names a record that is not in this batch: ${line}`);
   const reason = typeof doc.reason === 'string' ? doc.reason : `marked ${doc.outcome} by the command`;
   if (doc.outcome === 'ok') out.outcomes.push({ item, outcome: 'ok' });
@@ -87,8 +87,14 @@ function parseLine<T>(line: string, index: Map<string, BatchItem<T>>, single: st
 
 /** Runs CMD on `items`; resolves with what it asked for, rejects with ExecFailedError on a non-zero exit. */
 export async function execBatch<T>(spec: ExecSpec, items: readonly BatchItem<T>[], topics: readonly string[], withHeaders: boolean): Promise<ExecResult<T>> {
-  const index = new Map<string, BatchItem<T>>();
-  for (const i of items) index.set(`${i.transport.partition}@${i.transport.offset}@${i.transport.topic}`, i);
+  let built: Map<string, BatchItem<T>> | undefined;
+  // Built on the first outcome line only: most batches have none.
+  const index = (): Map<string, BatchItem<T>> => {
+    if (built) return built;
+    built = new Map();
+    for (const i of items) built.set(`${i.transport.partition}@${i.transport.offset}@${i.transport.topic}`, i);
+    return built;
+  };
   const single = topics.length === 1 ? topics[0] : undefined;
   const child = spawn('/bin/sh', ['-c', spec.command], { env: spec.env, stdio: ['pipe', 'pipe', 'inherit'], detached: true });
   const out: ExecResult<T> = { outcomes: [], produce: [] };

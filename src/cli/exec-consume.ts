@@ -28,6 +28,10 @@ export interface ExecConsumeOptions {
   idleTimeoutMs?: number | undefined;
   commitIntervalMs: number;
   isolation?: 'read_committed' | 'read_uncommitted' | undefined;
+  /** Stop once this many records went into batches (whole batches: it may be a few more); for the bench. */
+  stopAfter?: number | undefined;
+  /** A progress line on a TTY (default true). */
+  progress?: boolean | undefined;
 }
 
 export interface ExecSummary {
@@ -131,7 +135,7 @@ export async function runExecConsume(client: Client, o: ExecConsumeOptions, sign
     fetchMaxRecords: Math.min(10_000, Math.max(o.batchSize, 500)),
   });
   const baseEnv = { ...process.env, CRATER_TOPICS: o.topics.join(','), CRATER_GROUP: o.group };
-  const spinner = await createSpinner('starting');
+  const spinner = o.progress === false ? undefined : await createSpinner('starting');
   const onAbort = (): void => {
     stoppedBy = 'interrupt';
     void bc.stop();
@@ -145,9 +149,9 @@ export async function runExecConsume(client: Client, o: ExecConsumeOptions, sign
     if (s.records !== lastRecords || bc.inFlight > 0) [lastRecords, lastChange] = [s.records, now];
     else if (o.idleTimeoutMs !== undefined && now - lastChange >= o.idleTimeoutMs) void bc.stop();
     const rate = Math.round(s.processed / Math.max(0.001, (now - started) / 1000));
-    spinner.text = `${s.batches} batches · ${s.records} records (${rate}/s) · ${s.retries} retries · ${s.deadLettered} dead-lettered`;
+    if (spinner) spinner.text = `${s.batches} batches · ${s.records} records (${rate}/s) · ${s.retries} retries · ${s.deadLettered} dead-lettered`;
   }, 100);
-  spinner.start();
+  spinner?.start();
   try {
     await bc.run(async (batch) => {
       const spec: ExecSpec = {
@@ -159,6 +163,7 @@ export async function runExecConsume(client: Client, o: ExecConsumeOptions, sign
       const result = await execBatch(spec, batch.items, o.topics, withHeaders);
       await produceAll(client, batch.transaction, result.produce);
       produced += result.produce.length;
+      if (o.stopAfter !== undefined && bc.stats.records >= o.stopAfter) void bc.stop();
       return result.outcomes;
     });
   } catch (error) {
@@ -166,7 +171,7 @@ export async function runExecConsume(client: Client, o: ExecConsumeOptions, sign
     throw error;
   } finally {
     clearInterval(ticker);
-    spinner.stop();
+    spinner?.stop();
     signal.removeEventListener('abort', onAbort);
   }
   const elapsedMs = performance.now() - started;

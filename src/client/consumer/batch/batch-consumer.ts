@@ -29,6 +29,16 @@ import { BatchRunner, type RunnerSettings } from './runner.js';
 import type { BatchConsumerEvent, BatchConsumerOptions, BatchConsumerStats, BatchHandler } from './types.js';
 import { partitionKey, Watermarks } from './watermark.js';
 
+/** FETCHes kept in flight on the fetch connection. */
+const FETCH_DEPTH = 2;
+
+interface FetchReply {
+  records: FetchedRecord[];
+  cursors: ReadonlyArray<{ topic: string; partition: number; offset: bigint }> | undefined;
+  /** Commits waiting for this reply's cursors. */
+  waiters: Array<() => void>;
+}
+
 export const BatchDefaults = { maxSize: 100, timeoutMs: 5_000, workers: 1, commitIntervalMs: 5_000, attempts: 3, idleWaitMs: 50 } as const;
 
 /** What a batch consumer needs from its client. */
@@ -60,6 +70,8 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
   private channels: WorkerChannel<Pending>[] = [];
   private readonly affinity = new Map<string, number>();
   private wakeFetch: (() => void) | undefined;
+  private readonly cursorWaiters: Array<() => void> = [];
+  private fetching = false;
   private control: Producer | undefined;
   private committing: Promise<void> = Promise.resolve();
   private running: Promise<void> | undefined;
@@ -108,6 +120,7 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
   async stop(): Promise<void> {
     this.stopper.abort(new UsageError('the batch consumer is stopping'));
     this.wakeFetch?.();
+    for (const w of this.cursorWaiters.splice(0)) w();
     for (const c of this.channels) c.close();
     if (!this.running) this.onClosed?.();
     await this.running?.catch(() => {});
@@ -170,10 +183,19 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
         loops.push(this.workerLoop(w, new BatchRunner(settings, w, output)).catch((e: Error) => this.fail(e)));
       }
       if (signal.aborted) for (const c of this.channels) c.close();
-      loops.push(this.fetchLoop(fetchSession, signal).catch((e: Error) => this.fail(e)));
+      this.fetching = true;
+      loops.push(
+        this.fetchLoop(fetchSession, signal)
+          .catch((e: Error) => this.fail(e))
+          .finally(() => (this.fetching = false)),
+      );
       if (!this.options.transactional) loops.push(this.commitLoop(signal).catch((e: Error) => this.fail(e)));
       await Promise.all(loops);
-      if (!this.options.transactional) await this.commitNow();
+      if (!this.options.transactional) {
+        // Nothing is in flight now: one DESCRIBE_GROUP shows the cursors just past every registered record.
+        if (this.watermarks.wantsCursors() && !fetchSession.conn.closed) this.watermarks.resolveTails((await describeGroup(fetchSession.conn, this.cursorGroup)).offsets);
+        await this.commitNow();
+      }
     } catch (error) {
       this.fatal ??= error as Error;
     } finally {
@@ -238,31 +260,77 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
     return this.options.fetchMaxRecords ?? Math.max(this.maxSize, 500);
   }
 
+  /**
+   * FETCH_DEPTH fetches stay in flight on the one connection, so the broker prepares the next reply while this
+   * process hands out the last one. Replies come back in request order and a partition's records arrive in offset
+   * order across them, so registering them in that order keeps each partition ordered. A FETCH is followed by a
+   * DESCRIBE_GROUP of the cursor group when a commit is waiting for cursors (always when transactional: each batch
+   * commits its exact offsets): the broker handles it right after that FETCH, so it shows each partition's offset
+   * just past everything delivered so far.
+   */
   private async fetchLoop(session: Session, signal: AbortSignal): Promise<void> {
-    let subscribed = 0;
+    let issued = 0;
     const headers = session.server.isCrater;
-    while (!signal.aborted) {
-      if (this.watermarks.outstanding() >= this.maxBuffered) {
-        await new Promise<void>((resolve) => (this.wakeFetch = resolve));
-        continue;
+    const fetchOptions = { maxRecords: this.fetchMax, headers, isolation: this.options.isolation };
+    const inFlight: Array<Promise<FetchReply>> = [];
+    const issue = (): void => {
+      const topic = this.topics[Math.min(issued++, this.topics.length - 1)]!;
+      const waiters = this.cursorWaiters.splice(0);
+      const describe = waiters.length > 0 || this.options.transactional === true;
+      const pair = Promise.all([fetchRecords(session, topic, this.cursorGroup, fetchOptions), describe ? describeGroup(session.conn, this.cursorGroup) : undefined]);
+      inFlight.push(pair.then(([f, d]) => ({ records: f.records, cursors: d?.offsets, waiters })));
+    };
+    const take = async (dispatch: boolean): Promise<number> => {
+      const reply = await inFlight.shift()!;
+      this.register(reply.records, reply.cursors, dispatch);
+      for (const w of reply.waiters) w();
+      return reply.records.length;
+    };
+    try {
+      while (!signal.aborted) {
+        const room = this.watermarks.outstanding() < this.maxBuffered;
+        while (inFlight.length < FETCH_DEPTH && (room || this.cursorWaiters.length > 0)) issue();
+        if (inFlight.length === 0) {
+          await this.fetchWait(undefined, signal);
+          continue;
+        }
+        if ((await take(!signal.aborted)) > 0 || signal.aborted) continue;
+        // Caught up: take what is still in flight, then wait before polling again (unless that found records).
+        let found = 0;
+        while (inFlight.length > 0 && !signal.aborted) found += await take(true);
+        if (found === 0 && issued >= this.topics.length) await this.fetchWait(this.options.idleWaitMs ?? BatchDefaults.idleWaitMs, signal);
       }
-      const topic = this.topics[Math.min(subscribed, this.topics.length - 1)]!;
-      const fetchOptions = { maxRecords: this.fetchMax, headers, isolation: this.options.isolation };
-      // Pipelined on one connection: the DESCRIBE_GROUP is handled after the FETCH, so it sees the cursor group's
-      // offsets just past what the FETCH delivered, which is each partition's "next record" for the watermarks.
-      const [fetched, described] = await Promise.all([
-        fetchRecords(session, topic, this.cursorGroup, fetchOptions),
-        describeGroup(session.conn, this.cursorGroup),
-      ]);
-      if (subscribed < this.topics.length) subscribed++;
-      if (signal.aborted) return;
-      if (fetched.records.length > 0) this.register(fetched.records, described.offsets);
-      else if (subscribed >= this.topics.length) await idle(this.options.idleWaitMs ?? BatchDefaults.idleWaitMs, signal);
+    } finally {
+      // Replies already on their way moved the cursor group past their records: register them (unfinished) so the
+      // final commit stops before them.
+      while (inFlight.length > 0) await take(false).catch(() => 0);
     }
   }
 
-  private register(records: readonly FetchedRecord[], cursors: ReadonlyArray<{ topic: string; partition: number; offset: bigint }>): void {
-    const nextOf = new Map(cursors.map((c) => [partitionKey(c.topic, c.partition), c.offset]));
+  /** Waits up to `ms` (or until woken: a finished batch, a commit wanting cursors, stop). */
+  private fetchWait(ms: number | undefined, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.wakeFetch = undefined;
+        resolve();
+      };
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      this.wakeFetch = done;
+    });
+  }
+
+  /** Resolves once a DESCRIBE_GROUP after the next FETCH has resolved the partitions' unknown tails. */
+  private refreshCursors(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.cursorWaiters.push(resolve);
+      this.wakeFetch?.();
+    });
+  }
+
+  private register(records: readonly FetchedRecord[], cursors: ReadonlyArray<{ topic: string; partition: number; offset: bigint }> | undefined, dispatch: boolean): void {
     const perWorker: Pending[][] = this.channels.map(() => []);
     let i = 0;
     while (i < records.length) {
@@ -272,14 +340,17 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
       const into = perWorker[this.workerFor(key)]!;
       let j = i;
       while (j < records.length && records[j]!.partition === first.partition && records[j]!.topic === first.topic) j++;
-      const after = nextOf.get(key) ?? records[j - 1]!.offset;
       for (let k = i; k < j; k++) {
         const record = records[k]!;
-        const next = k + 1 < j ? records[k + 1]!.offset : after;
-        into.push({ record, entry: mark.add(record.offset, next), mark, deliveries: 0 });
+        const next = k + 1 < j ? records[k + 1]!.offset : undefined;
+        const pending: Pending = { offset: record.offset, next, done: false, record, mark, item: undefined, lastError: undefined };
+        into.push(pending);
+        mark.add(pending);
       }
       i = j;
     }
+    if (cursors) this.watermarks.resolveTails(cursors);
+    if (!dispatch) return;
     for (let w = 0; w < perWorker.length; w++) if (perWorker[w]!.length > 0) this.channels[w]!.push(perWorker[w]!);
   }
 
@@ -304,6 +375,7 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
   /** Commits every watermark that moved; one commit at a time. */
   commitNow(): Promise<void> {
     const run = this.committing.then(async () => {
+      if (this.fetching && this.watermarks.wantsCursors()) await this.refreshCursors();
       const offsets = this.watermarks.pending();
       if (offsets.length === 0 || !this.control) return;
       await commitInTransaction(this.control, this.group, offsets);
@@ -314,8 +386,4 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
     this.committing = run.catch(() => {});
     return run;
   }
-}
-
-function idle(ms: number, signal: AbortSignal): Promise<void> {
-  return systemClock.sleep(ms, signal).catch(() => {});
 }

@@ -11,15 +11,17 @@ import type { Session } from '../../moonmq/session.js';
 import type { Producer } from '../../producer/producer.js';
 import type { ProducerRecord } from '../../producer/sink.js';
 import { type DeadLetter, DlqTopics, deadLetterRecord } from './dead-letter.js';
-import type { BatchTransaction } from './types.js';
+import type { BatchItem, BatchTransaction } from './types.js';
 import type { PartitionWatermark, WatermarkEntry } from './watermark.js';
 
-/** A record a worker holds, with its place in its partition's watermark. */
-export interface Pending {
+/** A record a worker holds; it is also its own entry in its partition's watermark (one object per record). */
+export interface Pending extends WatermarkEntry {
   readonly record: FetchedRecord;
-  readonly entry: WatermarkEntry;
   readonly mark: PartitionWatermark;
-  deliveries: number;
+  /** The item handed to the handler (set when admitted). */
+  item: BatchItem<unknown> | undefined;
+  /** Why the last invocation did not finish it: the handler's error or its retry reason. */
+  lastError: string | undefined;
 }
 
 export interface DeadPending extends DeadLetter {
@@ -54,8 +56,8 @@ function groupDeadLetters(dead: readonly DeadPending[], ctx: OutputContext): Map
 }
 
 function finishAll(done: readonly Pending[], dead: readonly DeadPending[]): void {
-  for (const p of done) p.mark.finish(p.entry);
-  for (const d of dead) d.pending.mark.finish(d.pending.entry);
+  for (const p of done) p.mark.finish(p);
+  for (const d of dead) d.pending.mark.finish(d.pending);
 }
 
 export class PlainOutput implements BatchOutput {
@@ -139,7 +141,7 @@ function tentativeOffsets(items: readonly Pending[]): Array<{ topic: string; par
   for (const p of items) {
     let m = byMark.get(p.mark);
     if (!m) byMark.set(p.mark, (m = { record: p.record, entries: new Set() }));
-    m.entries.add(p.entry);
+    m.entries.add(p);
   }
   const out: Array<{ topic: string; partition: number; offset: bigint }> = [];
   for (const [mark, { record, entries }] of byMark) {

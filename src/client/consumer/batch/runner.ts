@@ -39,12 +39,8 @@ export interface RunnerSettings<T> {
   emit: (event: BatchConsumerEvent) => void;
 }
 
-interface Live<T> {
-  pending: Pending;
-  item: BatchItem<T>;
-  /** Why the last invocation did not finish it: the handler's error or its retry reason. */
-  lastError?: string;
-}
+/** An admitted record: its pending entry, whose `item` is set. */
+type Live = Pending;
 
 const NO_HEADERS: readonly never[] = Object.freeze([]);
 
@@ -85,9 +81,10 @@ export class BatchRunner<T> {
     await this.invokeUntilDone(live, done, dead, signal);
   }
 
-  private admit(records: readonly Pending[]): { live: Live<T>[]; done: Pending[]; dead: DeadPending[] } {
+  private admit(records: readonly Pending[]): { live: Live[]; done: Pending[]; dead: DeadPending[] } {
     const s = this.s;
-    const live: Live<T>[] = [];
+    const filters = s.filters;
+    const live: Live[] = [];
     const done: Pending[] = [];
     const dead: DeadPending[] = [];
     const invalid = (pending: Pending, transport: TransportContext, reason: string): void => {
@@ -104,7 +101,7 @@ export class BatchRunner<T> {
         continue;
       }
       const item: BatchItem<T> = { message, transport };
-      if (!s.filters.every((f) => f(item))) {
+      if (filters.length > 0 && !filters.every((f) => f(item))) {
         s.stats.filtered++;
         done.push(pending);
         continue;
@@ -114,7 +111,8 @@ export class BatchRunner<T> {
         invalid(pending, transport, typeof verdict === 'string' ? verdict : 'validation failed');
         continue;
       }
-      live.push({ pending, item });
+      pending.item = item;
+      live.push(pending);
     }
     this.countDead(dead);
     return { live, done, dead };
@@ -126,7 +124,7 @@ export class BatchRunner<T> {
     done.push(pending);
   }
 
-  private async invokeUntilDone(live: Live<T>[], done: Pending[], dead: DeadPending[], signal: AbortSignal): Promise<void> {
+  private async invokeUntilDone(live: Live[], done: Pending[], dead: DeadPending[], signal: AbortSignal): Promise<void> {
     const s = this.s;
     let attempt = 0;
     for (;;) {
@@ -159,7 +157,7 @@ export class BatchRunner<T> {
   }
 
   /** One invocation; resolves with the items to retry, or 'aborted' when stopping cut it short. */
-  private async invoke(live: Live<T>[], attempt: number, carryDone: Pending[], carryDead: DeadPending[], signal: AbortSignal): Promise<Live<T>[] | 'aborted'> {
+  private async invoke(live: Live[], attempt: number, carryDone: Pending[], carryDead: DeadPending[], signal: AbortSignal): Promise<Live[] | 'aborted'> {
     const s = this.s;
     let trial = false;
     try {
@@ -170,15 +168,19 @@ export class BatchRunner<T> {
       await this.settleCarry(carryDone, carryDead);
       return 'aborted';
     }
-    const items = live.map((l) => (attempt === 0 ? l.item : { message: l.item.message, transport: { ...l.item.transport, deliveryAttempt: attempt + 1 } }));
-    for (const l of live) l.pending.deliveries = attempt + 1;
+    const items = live.map((l) => {
+      const item = l.item as BatchItem<T>;
+      return attempt === 0 ? item : { message: item.message, transport: { ...item.transport, deliveryAttempt: attempt + 1 } };
+    });
     s.emit({ type: 'dispatch', worker: this.worker, size: items.length, retryAttempt: attempt });
     let results: void | readonly ItemResult<T>[];
     try {
       const txn = await this.output.begin();
       results = await s.handler(new MessageBatch(items, attempt, signal, this.worker, txn));
       const split = this.split(live, items, results ?? [], attempt + 1);
-      await this.output.complete([...carryDone, ...split.done], [...carryDead, ...split.dead]);
+      const done = carryDone.length === 0 ? split.done : [...carryDone, ...split.done];
+      const dead = carryDead.length === 0 ? split.dead : [...carryDead, ...split.dead];
+      await this.output.complete(done, dead);
       s.breaker?.succeeded(trial);
       s.stats.processed += split.done.length;
       s.emit({ type: 'batch-done', worker: this.worker, done: split.done.length + split.dead.length, retrying: split.retry.length });
@@ -196,17 +198,18 @@ export class BatchRunner<T> {
     }
   }
 
-  private split(live: Live<T>[], items: readonly BatchItem<T>[], results: readonly ItemResult<T>[], attempts: number): { done: Pending[]; dead: DeadPending[]; retry: Live<T>[] } {
+  private split(live: Live[], items: readonly BatchItem<T>[], results: readonly ItemResult<T>[], attempts: number): { done: Pending[]; dead: DeadPending[]; retry: Live[] } {
+    if (results.length === 0) return { done: live, dead: [], retry: [] };
     const verdict = new Map<BatchItem<T>, ItemResult<T>>();
     for (const r of results) verdict.set(r.item, r);
     const done: Pending[] = [];
     const dead: DeadPending[] = [];
-    const retry: Live<T>[] = [];
+    const retry: Live[] = [];
     for (let i = 0; i < live.length; i++) {
       const r = verdict.get(items[i]!);
       const l = live[i]!;
-      if (!r || r.outcome === 'ok') done.push(l.pending);
-      else if (r.outcome === 'dead-letter') dead.push({ pending: l.pending, transport: items[i]!.transport, reason: r.reason, attempts });
+      if (!r || r.outcome === 'ok') done.push(l);
+      else if (r.outcome === 'dead-letter') dead.push({ pending: l, transport: items[i]!.transport, reason: r.reason, attempts });
       else {
         l.lastError = r.reason ?? 'handler asked for a retry';
         retry.push(l);
@@ -224,15 +227,15 @@ export class BatchRunner<T> {
     }
   }
 
-  private async exhaust(live: Live<T>[], attempts: number): Promise<void> {
-    const reasonOf = (l: Live<T>): string => l.lastError ?? 'retries exhausted';
+  private async exhaust(live: Live[], attempts: number): Promise<void> {
+    const reasonOf = (l: Live): string => l.lastError ?? 'retries exhausted';
     if (this.s.onExhausted === 'discard') {
       const done: Pending[] = [];
-      for (const l of live) this.discard(l.pending, l.item.transport, reasonOf(l), done);
+      for (const l of live) this.discard(l, l.item!.transport, reasonOf(l), done);
       await this.output.complete(done, []);
       return;
     }
-    const dead = live.map((l) => ({ pending: l.pending, transport: l.item.transport, reason: reasonOf(l), attempts }));
+    const dead = live.map((l) => ({ pending: l, transport: l.item!.transport, reason: reasonOf(l), attempts }));
     this.countDead(dead);
     await this.output.complete([], dead);
   }

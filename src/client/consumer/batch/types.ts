@@ -43,37 +43,45 @@ export type ItemResult<T> =
 
 export type BatchHandler<T> = (batch: MessageBatch<T>) => void | readonly ItemResult<T>[] | Promise<void | readonly ItemResult<T>[]>;
 
-/** An immutable, indexable list of items plus the invocation's context. */
-export class MessageBatch<T> implements Iterable<BatchItem<T>> {
-  readonly [index: number]: BatchItem<T>;
-  readonly items: readonly BatchItem<T>[];
+/**
+ * An immutable, indexable list of items plus the invocation's context. It is a frozen Array (batch[0], length,
+ * for-of, map), so indexing costs what an array's does; `items` is the same list, `count` its length.
+ */
+export class MessageBatch<T> extends Array<BatchItem<T>> {
+  /** map/filter/slice on a batch give plain arrays, not batches without a context. */
+  static override get [Symbol.species](): ArrayConstructor {
+    return Array;
+  }
 
-  constructor(
-    items: readonly BatchItem<T>[],
-    /** 0 on the first invocation, n on the n-th retry. */
-    readonly retryAttempt: number,
-    /** Aborts when the consumer is stopping. A handler may finish its batch or give up early. */
-    readonly signal: AbortSignal,
-    /** The worker (0-based) that accumulated this batch. */
-    readonly worker: number,
-    private readonly txn?: BatchTransaction,
-  ) {
-    this.items = Object.freeze([...items]);
-    for (let i = 0; i < this.items.length; i++) Object.defineProperty(this, i, { value: this.items[i], enumerable: true });
+  /** 0 on the first invocation, n on the n-th retry. */
+  readonly retryAttempt: number;
+  /** Aborts when the consumer is stopping. A handler may finish its batch or give up early. */
+  readonly signal: AbortSignal;
+  /** The worker (0-based) that accumulated this batch. */
+  readonly worker: number;
+  readonly #txn: BatchTransaction | undefined;
+
+  constructor(items: readonly BatchItem<T>[], retryAttempt: number, signal: AbortSignal, worker: number, txn?: BatchTransaction) {
+    super(items.length);
+    for (let i = 0; i < items.length; i++) this[i] = items[i]!;
+    this.retryAttempt = retryAttempt;
+    this.signal = signal;
+    this.worker = worker;
+    this.#txn = txn;
     Object.freeze(this);
   }
 
+  get items(): readonly BatchItem<T>[] {
+    return this;
+  }
+
   get count(): number {
-    return this.items.length;
+    return this.length;
   }
 
   /** The transaction this invocation runs in; undefined unless the consumer is transactional. */
   get transaction(): BatchTransaction | undefined {
-    return this.txn;
-  }
-
-  [Symbol.iterator](): Iterator<BatchItem<T>> {
-    return this.items[Symbol.iterator]();
+    return this.#txn;
   }
 }
 

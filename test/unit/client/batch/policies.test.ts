@@ -100,7 +100,10 @@ describe('backoff', () => {
 describe('partition watermark', () => {
   it('commits up to the first unfinished record, and past the last one when all are done', () => {
     const w = new PartitionWatermark();
-    const [a, b, c] = [w.add(0n, 10n), w.add(10n, 25n), w.add(25n, 31n)];
+    const entry = (offset: bigint, next: bigint | undefined) => w.add({ offset, next, done: false });
+    const [a, b] = [entry(0n, 10n), entry(10n, 25n)];
+    // The last record's successor is unknown until the broker's cursor says it.
+    const c = entry(25n, undefined);
     expect(w.committable()).toBeUndefined();
     w.finish(b);
     expect(w.committable()).toBeUndefined();
@@ -108,7 +111,14 @@ describe('partition watermark', () => {
     w.finish(a);
     expect(w.committable()).toBe(25n);
     w.finish(c);
+    expect(w.committable()).toBe(25n);
+    w.resolveTail(31n);
     expect(w.committable()).toBe(31n);
     expect(w.outstanding).toBe(0);
+    // A later record resolves the tail too.
+    const d = entry(31n, undefined);
+    entry(40n, undefined);
+    w.finish(d);
+    expect(w.committable()).toBe(40n);
   });
 });
