@@ -7,8 +7,10 @@
  *                   record consumed, its watermark committed, and the consumer closed
  *   exec            optional: `consume --exec CMD` (the caller supplies the runner, which lives in cli/)
  *
- * Each path runs once untimed on a warm-up topic first, so the figures are the JIT's steady state. Returns a
- * report; never prints.
+ * Each path runs once untimed on a warm-up topic first, so the figures are the JIT's steady state; then the fetch and
+ * batch-consumer paths alternate `repeat` times (a fresh group each time) and the report gives each path's median
+ * run, so a noisy machine slows both alike rather than whichever ran during a burst. Returns a report; never
+ * prints.
  */
 import type { Client } from '../client/client.js';
 import { UsageError } from '../errors.js';
@@ -27,6 +29,8 @@ export interface ConsumerBenchOptions extends TargetOptions {
   /** Records per FETCH for both the plain fetch and the batch consumer (default 1000). */
   fetchSize?: number;
   workers?: number;
+  /** Timed runs of each path (default 3); the median is reported. */
+  repeat?: number;
   exec?: { command: string; run: ExecPhaseRunner } | undefined;
   onProgress?: (step: string) => void;
 }
@@ -42,15 +46,21 @@ export interface ConsumePhase {
 export interface ConsumerBenchReport {
   kind: 'consumer';
   broker: BrokerInfo;
-  params: { records: number; valueSize: number; keySize: number; partitions: number; maxSize: number; fetchSize: number; workers: number; execCommand: string | null };
+  params: { records: number; valueSize: number; keySize: number; partitions: number; maxSize: number; fetchSize: number; workers: number; repeat: number; execCommand: string | null };
   fetch: ConsumePhase;
   batchConsumer: ConsumePhase;
   exec: ConsumePhase | null;
-  /** batch-consumer records/s ÷ fetch records/s (target ≥ 0.9). */
+  /** Median batch-consumer records/s ÷ median fetch records/s (target ≥ 0.9). */
   batchToFetchRatio: number;
+  /** Each run's records/s, in run order. */
+  runs: { fetch: number[]; batchConsumer: number[]; exec: number[] };
 }
 
-export const ConsumerBenchDefaults = { records: 200_000, valueSize: 100, partitions: 4, maxSize: 500, fetchSize: 1000, workers: 1 } as const;
+export const ConsumerBenchDefaults = { records: 200_000, valueSize: 100, partitions: 4, maxSize: 500, fetchSize: 1000, workers: 1, repeat: 3 } as const;
+
+function median(phases: readonly ConsumePhase[]): ConsumePhase {
+  return [...phases].sort((a, b) => a.recordsPerSec - b.recordsPerSec)[Math.floor(phases.length / 2)]!;
+}
 
 function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`${name} must be an integer 1..${max}, got ${v}`);
@@ -111,6 +121,7 @@ export async function runConsumerBench(options: ConsumerBenchOptions = {}): Prom
   const maxSize = positiveInt('max size', options.maxSize ?? ConsumerBenchDefaults.maxSize);
   const fetchSize = positiveInt('fetch size', options.fetchSize ?? ConsumerBenchDefaults.fetchSize, 0xffff_ffff);
   const workers = positiveInt('workers', options.workers ?? ConsumerBenchDefaults.workers, 1024);
+  const repeat = positiveInt('repeat', options.repeat ?? ConsumerBenchDefaults.repeat, 100);
   const progress = options.onProgress ?? (() => undefined);
   progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
   const target = await openTarget(options);
@@ -137,26 +148,33 @@ export async function runConsumerBench(options: ConsumerBenchOptions = {}): Prom
       recordsPerSec: perSecond(n, wallMs),
       mbPerSec: perSecond(n * bytesPerRecord, wallMs) / MB,
     });
-    progress(`fetching ${records} records`);
-    const f = await timed(() => plainFetch(target, topic, records, fetchSize));
-    progress(`batch-consuming ${records} records`);
-    const b = await timed(() => batchConsume(target, topic, records, shape));
-    let exec: ConsumePhase | null = null;
-    if (options.exec) {
-      progress(`consume --exec ${options.exec.command}`);
-      const e = await options.exec.run(admin, topic, benchTopicName('bench-exec'), records);
-      exec = phase(e.records, e.batches, e.wallMs);
+    const fetches: ConsumePhase[] = [];
+    const batches: ConsumePhase[] = [];
+    const execs: ConsumePhase[] = [];
+    for (let r = 1; r <= repeat; r++) {
+      progress(`run ${r} of ${repeat}: fetching ${records} records`);
+      const f = await timed(() => plainFetch(target, topic, records, fetchSize));
+      fetches.push(phase(f.value.records, f.value.batches, f.wallMs));
+      progress(`run ${r} of ${repeat}: batch-consuming ${records} records`);
+      const b = await timed(() => batchConsume(target, topic, records, shape));
+      batches.push(phase(b.value.records, b.value.batches, b.wallMs));
+      if (options.exec) {
+        progress(`run ${r} of ${repeat}: consume --exec ${options.exec.command}`);
+        const e = await options.exec.run(admin, topic, benchTopicName('bench-exec'), records);
+        execs.push(phase(e.records, e.batches, e.wallMs));
+      }
     }
-    const fetch = phase(f.value.records, f.value.batches, f.wallMs);
-    const batchConsumer = phase(b.value.records, b.value.batches, b.wallMs);
+    const fetch = median(fetches);
+    const batchConsumer = median(batches);
     return {
       kind: 'consumer',
       broker: target.info,
-      params: { records, valueSize, keySize: KEY_BYTES, partitions, maxSize, fetchSize, workers, execCommand: options.exec?.command ?? null },
+      params: { records, valueSize, keySize: KEY_BYTES, partitions, maxSize, fetchSize, workers, repeat, execCommand: options.exec?.command ?? null },
       fetch,
       batchConsumer,
-      exec,
+      exec: execs.length > 0 ? median(execs) : null,
       batchToFetchRatio: batchConsumer.recordsPerSec / fetch.recordsPerSec,
+      runs: { fetch: fetches.map((p) => p.recordsPerSec), batchConsumer: batches.map((p) => p.recordsPerSec), exec: execs.map((p) => p.recordsPerSec) },
     };
   } finally {
     for (const t of topics) await admin.deleteTopic(t).catch(() => undefined);

@@ -85,6 +85,27 @@ function parseLine<T>(line: string, index: () => Map<string, BatchItem<T>>, sing
   return true;
 }
 
+/** Writes the envelope lines in chunks, so CMD starts reading while the rest is built; honours backpressure. */
+async function feed(stdin: NodeJS.WritableStream & { destroyed: boolean }, items: readonly BatchItem<unknown>[], encoding: EnvelopeEncoding, withHeaders: boolean): Promise<void> {
+  const CHUNK = 512;
+  for (let i = 0; i < items.length && !stdin.destroyed; i += CHUNK) {
+    let text = '';
+    for (let j = i; j < Math.min(items.length, i + CHUNK); j++) text += envelopeLine(items[j]!, encoding, withHeaders);
+    if (!stdin.write(text) && !stdin.destroyed) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          stdin.off('drain', done);
+          stdin.off('close', done);
+          resolve();
+        };
+        stdin.on('drain', done);
+        stdin.on('close', done);
+      });
+    }
+  }
+  stdin.end();
+}
+
 /** Runs CMD on `items`; resolves with what it asked for, rejects with ExecFailedError on a non-zero exit. */
 export async function execBatch<T>(spec: ExecSpec, items: readonly BatchItem<T>[], topics: readonly string[], withHeaders: boolean): Promise<ExecResult<T>> {
   let built: Map<string, BatchItem<T>> | undefined;
@@ -115,9 +136,7 @@ export async function execBatch<T>(spec: ExecSpec, items: readonly BatchItem<T>[
   });
   // CMD may exit without reading its input: EPIPE on stdin is not an error of ours.
   child.stdin.on('error', () => {});
-  const chunk: string[] = [];
-  for (const item of items) chunk.push(envelopeLine(item, spec.encoding, withHeaders));
-  child.stdin.end(chunk.join(''));
+  await feed(child.stdin, items, spec.encoding, withHeaders);
   const { code, signal } = await exited;
   await linesDone;
   await written;

@@ -6,7 +6,7 @@ import { benchTargetFlags, refuseIdempotent } from '../../cli/render/bench-flags
 export default class BenchConsumer extends BaseCommand {
   static override summary = 'Batch consumer throughput against plain batched fetch, and through consume --exec.';
 
-  static override description = `Produces --records records once, then reads them three ways, each as a fresh group: plain batched FETCH (as bench throughput's fetch phase), the client's batch consumer with a no-op handler and --max-size (timed until every record is consumed, its offsets committed and the consumer closed), and \`consume --exec CMD\` with --exec-batch-size (default CMD: cat > /dev/null; --no-exec skips it). Reports records/s and MB/s per path and the batch-consumer / fetch ratio.
+  static override description = `Produces --records records once, then reads them three ways, each as a fresh group: plain batched FETCH (as bench throughput's fetch phase), the client's batch consumer with a no-op handler and --max-size (timed until every record is consumed, its offsets committed and the consumer closed), and \`consume --exec CMD\` with --exec-batch-size (default CMD: cat > /dev/null; --no-exec skips it). The paths alternate --repeat times on the same records (a fresh group each time); the table shows each path's median run, and the batch-consumer / fetch ratio is of the medians.
 
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
@@ -20,6 +20,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     workers: Flags.integer({ description: 'Batch consumer workers.', default: 1, min: 1, max: 64 }),
     exec: Flags.string({ description: 'The command for the consume --exec path.', default: 'cat > /dev/null', helpValue: 'CMD' }),
     'no-exec': Flags.boolean({ description: 'Skip the consume --exec path.' }),
+    repeat: Flags.integer({ description: 'Timed runs of each path, alternating; medians are reported.', default: 3, min: 1, max: 100 }),
     'exec-batch-size': Flags.integer({ description: 'Records per batch for the consume --exec path.', default: 10_000, min: 1, max: 10_000 }),
     ...benchTargetFlags(),
   };
@@ -53,7 +54,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
       report = await runConsumerBench({
         broker: flags.broker, username: flags.username, password: flags.password, acks: flags.acks as 'none' | 'leader' | undefined,
         records: flags.records, valueSize: flags['value-size'], partitions: flags.partitions,
-        maxSize: flags['max-size'], fetchSize: flags['fetch-size'], workers: flags.workers, exec,
+        maxSize: flags['max-size'], fetchSize: flags['fetch-size'], workers: flags.workers, repeat: flags.repeat, exec,
         onProgress: (step) => (spinner.text = step),
       });
       spinner.stop();
