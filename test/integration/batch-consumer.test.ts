@@ -43,6 +43,8 @@ describe('batch consumer: accumulation', () => {
     await bc.stop();
     await run;
     expect(await committed(c, 'sorter', 'scans')).toEqual(await ends(c, 'scans'));
+    // The private cursor group is gone once the consumer stopped.
+    expect((await c.listGroups()).map((g) => g.groupId)).not.toContain('sorter.crater-cursor');
   });
 });
 
