@@ -7,3 +7,4 @@ export { LatencyRecorder } from './latency.js';
 export { type Percentiles, type Spread, percentileOfSorted, percentiles, perSecond, spread } from './stats.js';
 export { type BenchCodec, type BrokerInfo, type TargetOptions, openTarget } from './target.js';
 export { runStorageBench, type StorageBenchOptions, type StorageBenchReport } from './storage-bench.js';
+export { runConsumerBench, ConsumerBenchDefaults, type ConsumePhase, type ConsumerBenchOptions, type ConsumerBenchReport, type ExecPhaseRunner } from './consumer-bench.js';

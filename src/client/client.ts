@@ -7,6 +7,8 @@ import { UsageError } from '../errors.js';
 import type { Connection } from './moonmq/connection.js';
 import * as admin from './moonmq/admin.js';
 import { Consumer, type ConsumerOptions } from './consumer/consumer.js';
+import { BatchConsumer } from './consumer/batch/batch-consumer.js';
+import type { BatchConsumerOptions } from './consumer/batch/types.js';
 import { fetchRecords, type FetchOptions, type FetchResult } from './moonmq/fetch-ops.js';
 import { GroupMembership, type GroupAssignment, type JoinGroupOptions } from './moonmq/group-membership.js';
 import {
@@ -39,7 +41,9 @@ export async function connect(options: ConnectOptions): Promise<Client> {
 export class Client implements AsyncDisposable {
   private readonly listeners = new Set<ClientListener>();
   private membership: GroupMembership | undefined;
-  private readonly children = new Set<Subscription | Consumer | ShareConsumer>();
+  private readonly children = new Set<Subscription | Consumer | ShareConsumer | { close(): Promise<void> }>();
+  /** Groups with a consumer in this client, and which kind: the seed's registration rules are checked against it. */
+  private readonly groupKinds = new Map<string, { kind: 'batch' | 'single'; count: number }>();
   private closing = false;
 
   /** @internal: the main authenticated connection, for sinks and tools built on this client. */
@@ -155,9 +159,43 @@ export class Client implements AsyncDisposable {
   /** A pull consumer on a new connection; close it (or dispose it) when done. */
   async consumer(options: ConsumerOptions): Promise<Consumer> {
     this.assertOpen();
-    const consumer = await Consumer.create(await openSession(this.connectOptions), options, (c) =>
-      this.children.delete(c),
-    );
+    const release = this.registerGroup(options.group, 'single');
+    let consumer: Consumer;
+    try {
+      consumer = await Consumer.create(await openSession(this.connectOptions), options, (c) => {
+        this.children.delete(c);
+        release();
+      });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    this.children.add(consumer);
+    return consumer;
+  }
+
+  /**
+   * A batch consumer (seed 003): call run(handler), then stop() or dispose it. Refused at construction when this
+   * client already has a batch consumer, or a single-record consumer, on the same group.
+   */
+  batchConsumer<T = Buffer>(options: BatchConsumerOptions<T>): BatchConsumer<T> {
+    this.assertOpen();
+    const release = this.registerGroup(options.group, 'batch');
+    let consumer: BatchConsumer<T>;
+    try {
+      const deps = {
+        session: this.session,
+        openSession: () => openSession(this.connectOptions),
+        producer: (o: ProducerOptions) => this.producer(o),
+      };
+      consumer = new BatchConsumer(deps, options, () => {
+        this.children.delete(consumer);
+        release();
+      });
+    } catch (error) {
+      release();
+      throw error;
+    }
     this.children.add(consumer);
     return consumer;
   }
@@ -236,6 +274,26 @@ export class Client implements AsyncDisposable {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** Applies the registration rules; the returned function releases the group (idempotent). */
+  private registerGroup(group: string, kind: 'batch' | 'single'): () => void {
+    const held = this.groupKinds.get(group);
+    if (held && held.kind === 'batch') {
+      throw new UsageError(`group '${group}' already has a batch consumer in this client: one batch consumer per group, and no other consumer beside it`);
+    }
+    if (held && kind === 'batch') {
+      throw new UsageError(`group '${group}' already has a single-record consumer in this client; a batch consumer needs a group of its own`);
+    }
+    const entry = held ?? { kind, count: 0 };
+    entry.count++;
+    this.groupKinds.set(group, entry);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--entry.count === 0) this.groupKinds.delete(group);
+    };
   }
 
   private assertOpen(): void {

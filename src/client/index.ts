@@ -82,3 +82,23 @@ export {
   type GroupAssignment,
   type JoinGroupOptions,
 } from './moonmq/group-membership.js';
+export { BatchConsumer, BatchDefaults, type BatchConsumerDeps } from './consumer/batch/batch-consumer.js';
+export {
+  MessageBatch,
+  type BatchConsumerEvent,
+  type BatchConsumerOptions,
+  type BatchConsumerStats,
+  type BatchHandler,
+  type BatchItem,
+  type BatchTransaction,
+  type BreakerState,
+  type CircuitBreakerOptions,
+  type InvalidAction,
+  type ItemResult,
+  type RateLimitOptions,
+  type RetryOptions,
+  type TransportContext,
+} from './consumer/batch/types.js';
+export type { Backoff } from './consumer/batch/backoff.js';
+export { systemClock, type Clock } from './consumer/batch/clock.js';
+export { DlqHeader, dlqTopicFor } from './consumer/batch/dead-letter.js';

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { ExitCode, renderExitCodeTable } from '../cli/exit-codes.js';
 import { connectionFlags, parseTimeoutMs } from '../cli/flags.js';
+import { execFlags } from '../cli/exec-command.js';
 
 export const DEFAULT_GROUP = 'crater-cli';
 
@@ -26,6 +27,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
     "<%= config.bin %> <%= command.id %> orders --from beginning -e -f '%p:%o %k=%s\\n'",
     '<%= config.bin %> <%= command.id %> orders --group billing --max-records 10 --idle-timeout 5s --json',
     '<%= config.bin %> <%= command.id %> orders --follow',
+    "<%= config.bin %> <%= command.id %> scans --group sorter --batch-size 500 --batch-timeout 2s --exec './sort.sh' --retries 3 --backoff 200ms:5s",
   ];
 
   static override args = { topic: Args.string({ description: 'Topic to read.', required: true, ignoreStdin: true }) };
@@ -41,10 +43,20 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
     follow: Flags.boolean({ description: 'Receive records by SUBSCRIBE push instead of polling with FETCH.' }),
     format: Flags.string({ char: 'f', description: 'kcat-style output template.', exclusive: ['json'] }),
     encoding: Flags.string({ description: '--json byte fields: utf8 when exact (auto), else base64; or always base64/hex.', options: ['auto', 'base64', 'hex'], default: 'auto' }),
+    ...execFlags(),
   };
 
   async run(): Promise<undefined> {
     const { args, flags } = await this.parse(Consume);
+    if (flags.exec !== undefined) {
+      const { consumeExec } = await import('../cli/exec-command.js');
+      const { openClient } = await import('../cli/connect.js');
+      const stdout = this.lines();
+      const context = { signal: this.signal, json: this.jsonEnabled(), diag: (t: string) => this.diag(t), out: (t: string) => stdout.writeLine(t) };
+      const summary = await consumeExec(args.topic, flags, () => openClient(flags), context, DEFAULT_GROUP);
+      if (this.jsonEnabled()) this.logJson(summary);
+      return undefined;
+    }
     const { openClient, writeBytes } = await import('../cli/connect.js');
     const { consumePull, consumePush, rewindGroup } = await import('../cli/consuming.js');
     const { toEnvelope } = await import('../cli/render/envelope.js');

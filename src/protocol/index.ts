@@ -179,3 +179,4 @@ export {
   decodeRequest,
   decodeReply,
 } from './registry.js';
+export { DLQ_ENVELOPE_VERSION, decodeDlqEnvelope, encodeDlqEnvelope, type DlqEnvelope } from './dlq-envelope.js';

@@ -1,0 +1,68 @@
+/**
+ * Offsets for the batch consumer's group. The broker commits a pull connection's group as soon as it has sent
+ * records (semantics.md §11), which is at-most-once for records still being processed. So the batch consumer
+ * fetches as a private cursor group `<group>.crater-cursor` and keeps the user's group for watermarks only: those
+ * are committed through a durable producer's transaction holding nothing but TXN_OFFSET_COMMIT, which needs no
+ * FETCH as that group (a COMMIT would) and so never moves it past unfinished records. At start the cursor group is
+ * set to the group's committed offsets (0, "from the start", where it has none), so fetching resumes exactly at the
+ * first unfinished record. Everything is core protocol: it works on MoonMQ too.
+ *
+ * The control producer's name is `crater-batch.<group>`: a second instance of the same batch consumer fences the
+ * first one's commits (ERR 50), one more guard for the seed's "one batch consumer per group".
+ */
+import { BrokerError, UsageError } from '../../../errors.js';
+import { ErrorCode } from '../../../protocol/error-codes.js';
+import { describeGroup, describeTopic } from '../../moonmq/admin.js';
+import type { Session } from '../../moonmq/session.js';
+import type { Producer } from '../../producer/producer.js';
+
+export const CURSOR_GROUP_SUFFIX = '.crater-cursor';
+export const CONTROL_PRODUCER_PREFIX = 'crater-batch.';
+/** Room for the suffixes inside the 256-byte group and producer-name caps. */
+export const MAX_BATCH_GROUP_BYTES = 200;
+
+export interface OffsetEntry {
+  topic: string;
+  partition: number;
+  offset: bigint;
+}
+
+export function cursorGroupOf(group: string): string {
+  if (Buffer.byteLength(group) > MAX_BATCH_GROUP_BYTES) throw new UsageError(`a batch consumer's group is at most ${MAX_BATCH_GROUP_BYTES} bytes`);
+  return group + CURSOR_GROUP_SUFFIX;
+}
+
+export async function committedOffsets(session: Session, group: string): Promise<OffsetEntry[]> {
+  try {
+    return (await describeGroup(session.conn, group)).offsets;
+  } catch (error) {
+    if (error instanceof BrokerError && error.errorCode === ErrorCode.GROUP_MISSING) return [];
+    throw error;
+  }
+}
+
+/** Commits `offsets` for `group` in one transaction of `producer` (chunks of 1,024 entries). */
+export async function commitInTransaction(producer: Producer, group: string, offsets: readonly OffsetEntry[]): Promise<void> {
+  if (offsets.length === 0) return;
+  await producer.beginTransaction();
+  try {
+    for (let i = 0; i < offsets.length; i += 1024) await producer.sendOffsetsToTransaction(group, offsets.slice(i, i + 1024));
+  } catch (error) {
+    await producer.abortTransaction().catch(() => {});
+    throw error;
+  }
+  await producer.commitTransaction();
+}
+
+/** Every partition of `topics` → the group's committed offset, or 0 where it has none. */
+export async function startPositions(session: Session, group: string, topics: readonly string[]): Promise<OffsetEntry[]> {
+  const committed = new Map((await committedOffsets(session, group)).map((o) => [`${o.partition}:${o.topic}`, o.offset]));
+  const out: OffsetEntry[] = [];
+  for (const topic of topics) {
+    const { partitionCount } = await describeTopic(session.conn, topic);
+    for (let partition = 1; partition <= partitionCount; partition++) {
+      out.push({ topic, partition, offset: committed.get(`${partition}:${topic}`) ?? 0n });
+    }
+  }
+  return out;
+}
