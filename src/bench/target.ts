@@ -1,11 +1,12 @@
 /**
  * Where a benchmark runs: the embedded crater broker in a child process (default), or any broker given by address
  * (a MoonMQ broker included, so only core opcodes are used: CREATE_TOPIC, PRODUCE, PRODUCE_BATCH, FETCH,
- * DELETE_TOPIC). Also the records every bench sends, built once and shared.
+ * DELETE_TOPIC), or a Kafka cluster given as kafka://host:port[,...] (the backend seam, backend.ts). Also the records every bench sends, built once and shared.
  */
 import { randomBytes } from 'node:crypto';
 import type { AcksMode } from '../broker/config.js';
-import { type Client, connect } from '../client/client.js';
+import type { BackendKind, Backend as Client } from '../client/backend.js';
+import { connectBackend } from '../client/connect-backend.js';
 import type { CodecName } from '../protocol/opcodes.js';
 import type { ProducerRecord } from '../client/moonmq/produce-ops.js';
 import { UsageError } from '../errors.js';
@@ -25,6 +26,8 @@ export interface TargetOptions {
 
 export interface BrokerInfo {
   address: string;
+  /** Which backend carried the run: 'moonmq' (crater's broker or MoonMQ) or 'kafka'. */
+  backend: BackendKind;
   embedded: boolean;
   serverName: string | null;
   serverVersion: string | null;
@@ -50,11 +53,12 @@ export async function openTarget(options: TargetOptions): Promise<BenchTarget> {
   const embedded = options.broker === undefined ? await EmbeddedBroker.start({ acks: options.acks ?? 'leader', execArgv: options.brokerExecArgv }) : undefined;
   const address = embedded?.address ?? options.broker!;
   const connectClient = (): Promise<Client> =>
-    connect({ broker: address, username: options.username, password: options.password, timeoutMs: options.timeoutMs ?? 30_000 });
+    connectBackend({ broker: address, username: options.username, password: options.password, timeoutMs: options.timeoutMs ?? 30_000 });
   try {
     const probe = await connectClient();
     const info: BrokerInfo = {
       address,
+      backend: probe.kind,
       embedded: embedded !== undefined,
       serverName: probe.serverName ?? null,
       serverVersion: probe.serverVersion ?? null,

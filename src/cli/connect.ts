@@ -3,7 +3,9 @@
  * a client, and writing raw bytes to stdout with backpressure. The client library is imported lazily so that
  * loading a command (for `--help`, `--version`) does not load it.
  */
+import type { Backend } from '../client/backend.js';
 import type { Client, ConnectOptions } from '../client/index.js';
+import { UnsupportedError } from '../errors.js';
 import { type HostPort, formatHostPort } from './flags.js';
 
 export interface ConnectionFlagValues {
@@ -22,10 +24,22 @@ export function connectOptions(flags: ConnectionFlagValues): ConnectOptions {
   };
 }
 
-/** Connects, greets and authenticates; a refused connection is a ConnectionError naming the address (exit 1). */
-export async function openClient(flags: ConnectionFlagValues): Promise<Client> {
-  const { connect } = await import('../client/index.js');
-  return connect(connectOptions(flags));
+/**
+ * Connects to the backend the address names (kafka://... is Apache Kafka, anything else MoonMQ's protocol, which
+ * greets and authenticates); a refused connection is a ConnectionError naming the address (exit 1). On Kafka one
+ * stderr line says so, since partitions and offsets are then Kafka's (0-based, record counts).
+ */
+export async function openClient(flags: ConnectionFlagValues, extra: Partial<ConnectOptions> = {}): Promise<Backend> {
+  const { connectBackend } = await import('../client/connect-backend.js');
+  const backend = await connectBackend({ ...connectOptions(flags), ...extra });
+  if (backend.kind === 'kafka') process.stderr.write(`backend: kafka ${backend.address} (partitions from 0, offsets are record counts)\n`);
+  return backend;
+}
+
+/** `backend` as MoonMQ's Client for what only MoonMQ's protocol has; UnsupportedError naming the backend otherwise. */
+export function moonmqOnly(backend: Backend, what: string): Client {
+  if (backend.kind !== 'moonmq') throw new UnsupportedError(backend.kind, what);
+  return backend as Client;
 }
 
 /**
@@ -64,7 +78,7 @@ export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Runs `fn` with a connected client and closes it afterwards, whatever happens. */
-export async function withClient<T>(flags: ConnectionFlagValues, fn: (client: Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(flags: ConnectionFlagValues, fn: (client: Backend) => Promise<T>): Promise<T> {
   const client = await openClient(flags);
   try {
     return await fn(client);

@@ -6,7 +6,8 @@
  * broker error, a partial batch) are reported and production goes on; a lost connection or a timeout ends it.
  */
 import { BrokerError, CraterError, UsageError } from '../errors.js';
-import type { Client, ProducerRecord } from '../client/index.js';
+import type { BackendCodec, Backend as Client } from '../client/backend.js';
+import type { ProducerRecord } from '../client/index.js';
 import type { RecordHeader } from '../protocol/headers.js';
 import { Caps } from '../protocol/limits.js';
 import { parseEnvelope } from './render/envelope.js';
@@ -64,7 +65,9 @@ export interface SendOptions {
   /** Records per PRODUCE_BATCH; undefined sends one PRODUCE per record. */
   batch?: number | undefined;
   maxFrameBytes: number;
-  codec: 'none' | 'gzip' | 'snappy';
+  codec: BackendCodec;
+  /** Kafka only: every record to this 0-based partition. */
+  partition?: number | undefined;
   timeoutMs: number;
   /** The sender is an idempotent producer: its batch frames carry the producer fields too. */
   idempotent?: boolean | undefined;
@@ -149,6 +152,7 @@ export class ProduceRunner {
       try {
         const result = await this.client.produceBatch(this.options.topic, chunk.map((t) => t.pending.record!), {
           codec: this.options.codec,
+          partition: this.options.partition,
           timeoutMs: this.options.timeoutMs,
         });
         this.stats.requests += 1;
@@ -170,7 +174,7 @@ export class ProduceRunner {
     const tooBig = fieldTooLarge(p.record);
     if (tooBig) return new UsageError(`${tooBig}; not sent`);
     this.stats.requests += 1;
-    const opts = { codec: this.options.codec, timeoutMs: this.options.timeoutMs };
+    const opts = { codec: this.options.codec, timeoutMs: this.options.timeoutMs, partition: this.options.partition };
     try {
       // PRODUCE has no header block; a record with headers goes as a batch of one (still one request, in order).
       if ((p.record.headers?.length ?? 0) > 0) {

@@ -41,7 +41,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     input: Flags.string({ description: 'Input format.', options: ['lines', 'jsonl'], default: 'lines' }),
     batch: Flags.integer({ description: 'Records per PRODUCE_BATCH (1..10000); default: one PRODUCE per record.', min: 1, max: 10_000 }),
     'max-frame-size': Flags.integer({ description: "Largest frame to send (the broker's limit).", default: 1_048_576, min: 64 }),
-    codec: Flags.string({ description: 'Compression the broker applies to stored values.', options: ['none', 'gzip', 'snappy'], default: 'none' }),
+    codec: Flags.string({ description: 'Compression of stored values (lz4 and zstd: Kafka only).', options: ['none', 'gzip', 'snappy', 'lz4', 'zstd'], default: 'none' }),
+    partition: Flags.integer({ char: 'p', description: 'Kafka only: send every record to this partition (0-based); default: by key hash.', min: 0 }),
     idempotent: Flags.boolean({ description: 'Produce through an idempotent producer (retries deduplicated; at most 1,024 records per batch).' }),
     'producer-name': Flags.string({ description: 'Produce through the durable idempotent producer NAME (implies --idempotent).', helpValue: 'NAME' }),
     transactional: Flags.boolean({ description: 'Produce the whole input in one transaction of --producer-name.', dependsOn: ['producer-name'] }),
@@ -56,31 +57,34 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     if (flags['key-delimiter'] === '') this.fail(ExitCode.USAGE, '--key-delimiter must not be empty');
     const { parseHeaderFlag, readInputLines } = await import('../cli/line-input.js');
     const { ProduceRunner, recordsFromLines } = await import('../cli/producing.js');
-    const { connectOptions } = await import('../cli/connect.js');
-    const { connect } = await import('../client/index.js');
+    const { openClient } = await import('../cli/connect.js');
     const { createSpinner } = await import('../cli/terminal.js');
     const { produceSummary, deliveryFailureLine } = await import('../cli/render/records.js');
     const headers = flags.header?.map(parseHeaderFlag);
-    const client = await connect({ ...connectOptions(flags), maxRequestFrameSize: flags['max-frame-size'] });
+    const client = await openClient(flags, { maxRequestFrameSize: flags['max-frame-size'] });
+    if (flags.partition !== undefined && client.kind !== 'kafka') {
+      await client.close();
+      this.fail(ExitCode.USAGE, '--partition is for a kafka:// broker; MoonMQ picks the partition from the key');
+    }
     const { IdempotentProduce, transactionEndLine } = await import('../cli/transactional-produce.js');
     const { Limits } = await import('../protocol/limits.js');
-    const codec = flags.codec as 'none' | 'gzip' | 'snappy';
+    const codec = flags.codec as 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
     const idempotent = flags.idempotent || flags['producer-name'] !== undefined;
     const producer = idempotent ? IdempotentProduce.open(client, {
-      producerName: flags['producer-name'], codec, timeoutMs: flags.timeout, maxFrameBytes: flags['max-frame-size'],
+      producerName: flags['producer-name'], codec, partition: flags.partition, timeoutMs: flags.timeout, maxFrameBytes: flags['max-frame-size'],
     }) : undefined;
     // Cut batches where the producer would, so each request (and its count in the summary) is one the runner sent.
     const batch = idempotent && flags.batch !== undefined ? Math.min(flags.batch, Limits.idempotentBatchRecords) : flags.batch;
     const spinner = await createSpinner(`producing to ${args.topic}`);
     const started = performance.now();
     try {
-      if (headers && headers.length > 0 && !client.isCrater) {
+      if (headers && headers.length > 0 && !client.supportsHeaders) {
         this.fail(ExitCode.FAILURE, `record headers need a crater broker; ${client.address} is ${client.serverName ?? 'a broker that did not identify itself'}, nothing was sent`);
       }
       const writer = this.jsonEnabled() ? this.jsonLines() : undefined;
       const runner = new ProduceRunner(
         producer?.sender ?? client,
-        { topic: args.topic, batch, maxFrameBytes: flags['max-frame-size'], codec, timeoutMs: flags.timeout, idempotent },
+        { topic: args.topic, batch, maxFrameBytes: flags['max-frame-size'], codec, partition: flags.partition, timeoutMs: flags.timeout, idempotent },
         async (d) => {
           if (d.error) {
             // The spinner owns the current stderr line; a failure line must not be drawn over.
