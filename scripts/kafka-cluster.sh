@@ -95,6 +95,9 @@ background.threads=2
 log.cleaner.threads=1
 log.cleaner.dedupe.buffer.size=8388608
 replica.lag.time.max.ms=10000
+# A killed node is declared dead (and its partitions get new leaders) after 4 s instead of 9.
+broker.session.timeout.ms=4000
+broker.heartbeat.interval.ms=1000
 EOF
     echo "$b" >"$DIR/node$i/broker.port"
   done

@@ -43,11 +43,21 @@ export function toCraterError(error: unknown, what: string): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-/** Runs `fn`, turning a library error into crater's. */
-export async function kafkaCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn`, turning a library error into crater's. With `timeoutMs`, a call still pending then rejects with a
+ * TimeoutError (the library can wait on a dead transaction coordinator far longer than its request timeout).
+ */
+export async function kafkaCall<T>(what: string, fn: () => Promise<T>, timeoutMs?: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await fn();
+    if (timeoutMs === undefined) return await fn();
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TimeoutError(`${what}: no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    return await Promise.race([fn(), expired]);
   } catch (error) {
     throw toCraterError(error, what);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -10,6 +10,7 @@
 import { Consumer, FetchIsolationLevels, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { BackendIsolation, FetchedRecord } from '../backend.js';
 import { kafkaCall, toCraterError } from './errors.js';
+import { RETRY } from './kafka-produce.js';
 
 export interface ReaderContext {
   clientId: string;
@@ -58,6 +59,7 @@ export class GroupReader {
       sessionTimeout: 10_000,
       heartbeatInterval: 1000,
       autocommit: false,
+      ...RETRY,
     });
   }
 

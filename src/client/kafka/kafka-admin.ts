@@ -65,7 +65,7 @@ export async function alterTopicConfig(admin: Admin, name: string, entries: Back
 export async function createPartitions(admin: Admin, name: string, total: number): Promise<void> {
   validateTopicName(name);
   validatePartitionCount('new partition total', total);
-  await kafkaCall(`add partitions to ${name}`, () => admin.createPartitions({ topics: [{ name, count: total, assignments: [] }] }));
+  await kafkaCall(`add partitions to ${name}`, () => admin.createPartitions({ topics: [{ name, count: total, assignments: null }] }));
 }
 
 async function offsetsAt(admin: Admin, topic: string, count: number, timestamp: bigint, committed: boolean): Promise<Map<number, bigint>> {

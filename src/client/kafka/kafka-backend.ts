@@ -31,7 +31,7 @@ import { formatKafkaBootstrap, parseKafkaBootstrap } from './address.js';
 import { kafkaCall } from './errors.js';
 import { GroupReader, toFetchedRecord } from './group-reader.js';
 import * as admin from './kafka-admin.js';
-import { PartitionChooser, plainSender, sendRecords } from './kafka-produce.js';
+import { PartitionChooser, RETRY, plainSender, sendRecords } from './kafka-produce.js';
 import { KafkaProducer } from './kafka-producer.js';
 import { KafkaSubscription } from './kafka-subscription.js';
 
@@ -125,7 +125,7 @@ export class KafkaBackend implements Backend {
 
   produceBatch(topic: string, records: readonly ProducerRecord[], options: BackendProduceOptions = {}): Promise<BatchResult> {
     if (!this.#producer) {
-      this.#producer = new Producer({ clientId: `${this.clientId}-plain`, bootstrapBrokers: [...this.brokers], timeout: this.timeoutMs, acks: ProduceAcks.ALL, autocreateTopics: false });
+      this.#producer = new Producer({ clientId: `${this.clientId}-plain`, bootstrapBrokers: [...this.brokers], timeout: this.timeoutMs, acks: ProduceAcks.ALL, autocreateTopics: false, ...RETRY });
       this.#chooser = new PartitionChooser(this.#producer);
     }
     return sendRecords(this.#chooser!, plainSender(this.#producer), topic, records, options);

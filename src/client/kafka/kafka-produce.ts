@@ -13,6 +13,13 @@ import { UnsupportedError, UsageError } from '../../errors.js';
 import { validateTopicName } from '../validate.js';
 import { kafkaCall } from './errors.js';
 
+/**
+ * Retries of a failed request (a lost leader, a coordinator moving): 20 × 500 ms covers a broker's death being
+ * noticed (broker.session.timeout.ms, 9 s by default) and a new leader elected. Idempotent sends keep their
+ * sequence numbers across retries, so a retried batch is not appended twice.
+ */
+export const RETRY = { retries: 20, retryDelay: 500 } as const;
+
 const CODECS: Readonly<Record<string, CompressionAlgorithmValue>> = { none: 'none', gzip: 'gzip', snappy: 'snappy', lz4: 'lz4', zstd: 'zstd', 0: 'none', 1: 'gzip', 2: 'snappy' };
 
 export function kafkaCompression(codec: BackendCodec | undefined): CompressionAlgorithmValue {

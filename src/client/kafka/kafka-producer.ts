@@ -16,7 +16,7 @@ import type {
 } from '../backend.js';
 import { UsageError } from '../../errors.js';
 import { kafkaCall } from './errors.js';
-import { PartitionChooser, kafkaCompression, sendRecords } from './kafka-produce.js';
+import { PartitionChooser, RETRY, kafkaCompression, sendRecords } from './kafka-produce.js';
 
 /** The library's transaction (its class is not exported by name). */
 type Transaction = NonNullable<Producer['transaction']>;
@@ -50,6 +50,7 @@ export class KafkaProducer implements BackendProducer {
       acks: ProduceAcks.ALL,
       compression: kafkaCompression(options.codec),
       autocreateTopics: false,
+      ...RETRY,
     });
     this.#chooser = new PartitionChooser(this.#producer);
   }
@@ -77,7 +78,8 @@ export class KafkaProducer implements BackendProducer {
     const send = (messages: MessageToProduce[]) =>
       txn ? txn.send({ messages, acks: ProduceAcks.ALL }) : this.#producer.send({ messages, acks: ProduceAcks.ALL });
     try {
-      return await sendRecords(this.#chooser, send, topic, records, { codec: this.options.codec, partition: this.options.partition });
+      const sent = sendRecords(this.#chooser, send, topic, records, { codec: this.options.codec, partition: this.options.partition });
+      return txn ? await kafkaCall(`produce to ${topic} in a transaction`, () => sent, this.context.timeoutMs) : await sent;
     } catch (error) {
       if (txn) this.#failed = true;
       throw error;
@@ -87,7 +89,7 @@ export class KafkaProducer implements BackendProducer {
   async beginTransaction(): Promise<void> {
     if (!this.#durable) throw new UsageError('transactions need a durable producer: give the producer a producerName (Kafka transactional.id)');
     if (this.#txn) throw new UsageError('a transaction is already open');
-    this.#txn = await kafkaCall('begin transaction', () => this.#producer.beginTransaction());
+    this.#txn = await kafkaCall('begin transaction', () => this.#producer.beginTransaction(), this.context.timeoutMs);
     this.#failed = false;
   }
 
@@ -95,7 +97,7 @@ export class KafkaProducer implements BackendProducer {
     const txn = this.#open('commitTransaction');
     if (this.#failed) throw new UsageError('the transaction failed: only abortTransaction() is possible');
     try {
-      await kafkaCall('commit transaction', () => txn.commit());
+      await kafkaCall('commit transaction', () => txn.commit(), this.context.timeoutMs);
     } finally {
       this.#txn = undefined;
     }
@@ -104,7 +106,7 @@ export class KafkaProducer implements BackendProducer {
   async abortTransaction(): Promise<void> {
     const txn = this.#open('abortTransaction');
     try {
-      await kafkaCall('abort transaction', () => txn.abort());
+      await kafkaCall('abort transaction', () => txn.abort(), this.context.timeoutMs);
     } finally {
       this.#txn = undefined;
       this.#failed = false;
@@ -122,7 +124,7 @@ export class KafkaProducer implements BackendProducer {
       this.context.admin.findCoordinator({ keyType: FindCoordinatorKeyTypes.GROUP, keys: [group] }),
     );
     if (!coordinator) throw new UsageError(`no coordinator for group ${group}`);
-    await kafkaCall('add offsets to transaction', () => txn.addConsumer({ groupId: group } as Consumer));
+    await kafkaCall('add offsets to transaction', () => txn.addConsumer({ groupId: group } as Consumer), this.context.timeoutMs);
     for (const o of offsets) {
       // The library commits message.offset + 1; the caller's offset is already the next record to read.
       const message = {
@@ -131,7 +133,7 @@ export class KafkaProducer implements BackendProducer {
         offset: o.offset - 1n,
         metadata: { consumer: { groupId: group, generationId: -1, memberId: '', coordinatorId: coordinator.nodeId } },
       } as unknown as Message;
-      await kafkaCall('commit offsets in transaction', () => txn.addOffset(message));
+      await kafkaCall('commit offsets in transaction', () => txn.addOffset(message), this.context.timeoutMs);
     }
   }
 
@@ -141,7 +143,9 @@ export class KafkaProducer implements BackendProducer {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#txn) await this.abortTransaction().catch(() => undefined);
-    await this.#producer.close();
+    // force: a send stuck on a dead broker must not keep close() waiting; Kafka aborts what it left open when the
+    // next producer with the same transactional.id starts, or at transaction.timeout.ms.
+    await new Promise<void>((resolve) => this.#producer.close(true, () => resolve()));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
