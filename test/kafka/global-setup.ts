@@ -38,7 +38,8 @@ export default function setup(project: TestProject): (() => void) | undefined {
     project.provide('kafkaClusterDir', null);
     return undefined;
   }
-  const dir = mkdtempSync(path.join(tmpdir(), 'crater-kafka-'));
+  // CRATER_KAFKA_DIR names the state dir (.ci/run sets it, to stop the cluster even if vitest is killed).
+  const dir = process.env.CRATER_KAFKA_DIR ?? mkdtempSync(path.join(tmpdir(), 'crater-kafka-'));
   const env = { ...process.env, CRATER_KAFKA_DIR: dir };
   const started = performance.now();
   const out = execFileSync('bash', [script, 'start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
