@@ -192,3 +192,18 @@ export class UncertainDeliveryError<R = unknown> extends CraterError {
     this.request = request;
   }
 }
+
+/** An Apache Kafka cluster refused a request; `errorCode` and `errorName` are Kafka's own (36, TOPIC_ALREADY_EXISTS). */
+export class KafkaBrokerError extends BrokerError {
+  readonly backend = 'kafka' as const;
+}
+
+/** A backend cannot do what was asked (on Kafka: MoonMQ's NACK, FETCH's legacy reply shape); names the backend. */
+export class UnsupportedError extends CraterError {
+  readonly backend: string;
+
+  constructor(backend: string, message: string) {
+    super('ERR_UNSUPPORTED', `${message} (not supported by the ${backend} backend)`);
+    this.backend = backend;
+  }
+}

@@ -7,9 +7,8 @@
  * INIT_PRODUCER_ID during the warm-up): single mode sends PRODUCE_IDEMPOTENT per record, batch mode IDEMPOTENT
  * PRODUCE_BATCH frames, which hold at most 1,024 records, so N > 1,024 takes ceil(N / 1,024) batches.
  */
-import type { Client } from '../client/client.js';
+import type { Backend as Client, BackendProducer as Producer } from '../client/backend.js';
 import type { BatchResult, ProduceAck, ProducerRecord } from '../client/moonmq/produce-ops.js';
-import type { Producer } from '../client/producer/producer.js';
 import { splitBatch } from '../client/moonmq/split-batch.js';
 import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';

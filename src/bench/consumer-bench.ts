@@ -77,7 +77,7 @@ async function fill(client: Client, topic: string, partitions: number, records: 
 }
 
 async function plainFetch(target: BenchTarget, topic: string, expected: number, fetchSize: number): Promise<{ records: number; batches: number }> {
-  const client = await target.connect();
+  const client = await target.connectMoonmq('bench consumer');
   try {
     const group = benchTopicName('bench-fetch');
     let records = 0;
@@ -96,7 +96,7 @@ async function plainFetch(target: BenchTarget, topic: string, expected: number, 
 }
 
 async function batchConsume(target: BenchTarget, topic: string, expected: number, o: { maxSize: number; fetchSize: number; workers: number }): Promise<{ records: number; batches: number }> {
-  const client = await target.connect();
+  const client = await target.connectMoonmq('bench consumer');
   try {
     const bc = client.batchConsumer({ group: benchTopicName('bench-batch'), topics: topic, maxSize: o.maxSize, timeoutMs: 50, workers: o.workers, fetchMaxRecords: o.fetchSize });
     await bc.run((batch) => {
@@ -125,7 +125,7 @@ export async function runConsumerBench(options: ConsumerBenchOptions = {}): Prom
   const progress = options.onProgress ?? (() => undefined);
   progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
   const target = await openTarget(options);
-  const admin = await target.connect();
+  const admin = await target.connectMoonmq('bench consumer');
   const topics: string[] = [];
   try {
     const warm = benchTopicName('bench-cons-warm');

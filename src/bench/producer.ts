@@ -195,7 +195,7 @@ export async function runProducerBench(
 async function withClients<T>(target: BenchTarget, n: number, fn: (clients: Client[]) => Promise<T>): Promise<T> {
   const clients: Client[] = [];
   try {
-    for (let i = 0; i < n; i++) clients.push(await target.connect());
+    for (let i = 0; i < n; i++) clients.push(await target.connectMoonmq('bench producer'));
     return await fn(clients);
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));

@@ -59,7 +59,7 @@ export async function runShareBench(options: ShareBenchOptions = {}): Promise<Sh
   const target = await openTarget(options);
   let admin: Client | undefined;
   try {
-    admin = await target.connect();
+    admin = await target.connectMoonmq('bench share');
     if (!admin.isCrater) throw new UsageError(`bench share needs a crater broker; ${target.info.address} is ${admin.serverName ?? 'unidentified'}`);
     // One untimed pass first, so the figure is the JIT's steady state.
     progress('warming up');

@@ -1,11 +1,13 @@
 /**
  * Where a benchmark runs: the embedded crater broker in a child process (default), or any broker given by address
  * (a MoonMQ broker included, so only core opcodes are used: CREATE_TOPIC, PRODUCE, PRODUCE_BATCH, FETCH,
- * DELETE_TOPIC). Also the records every bench sends, built once and shared.
+ * DELETE_TOPIC), or a Kafka cluster given as kafka://host:port[,...] (the backend seam, backend.ts). Also the records every bench sends, built once and shared.
  */
 import { randomBytes } from 'node:crypto';
 import type { AcksMode } from '../broker/config.js';
-import { type Client, connect } from '../client/client.js';
+import type { BackendKind, Backend as Client } from '../client/backend.js';
+import type { Client as MoonmqClient } from '../client/client.js';
+import { connectBackend, moonmqOnly } from '../client/connect-backend.js';
 import type { CodecName } from '../protocol/opcodes.js';
 import type { ProducerRecord } from '../client/moonmq/produce-ops.js';
 import { UsageError } from '../errors.js';
@@ -25,6 +27,8 @@ export interface TargetOptions {
 
 export interface BrokerInfo {
   address: string;
+  /** Which backend carried the run: 'moonmq' (crater's broker or MoonMQ) or 'kafka'. */
+  backend: BackendKind;
   embedded: boolean;
   serverName: string | null;
   serverVersion: string | null;
@@ -37,6 +41,8 @@ export interface BenchTarget {
   /** Present for the embedded broker: fsync counter and RSS over IPC. */
   embedded: EmbeddedBroker | undefined;
   connect(): Promise<Client>;
+  /** A MoonMQ-protocol client, for benches built on its own features (accumulator, batch and share consumers). */
+  connectMoonmq(what: string): Promise<MoonmqClient>;
   close(): Promise<void>;
 }
 
@@ -50,18 +56,28 @@ export async function openTarget(options: TargetOptions): Promise<BenchTarget> {
   const embedded = options.broker === undefined ? await EmbeddedBroker.start({ acks: options.acks ?? 'leader', execArgv: options.brokerExecArgv }) : undefined;
   const address = embedded?.address ?? options.broker!;
   const connectClient = (): Promise<Client> =>
-    connect({ broker: address, username: options.username, password: options.password, timeoutMs: options.timeoutMs ?? 30_000 });
+    connectBackend({ broker: address, username: options.username, password: options.password, timeoutMs: options.timeoutMs ?? 30_000 });
   try {
     const probe = await connectClient();
     const info: BrokerInfo = {
       address,
+      backend: probe.kind,
       embedded: embedded !== undefined,
       serverName: probe.serverName ?? null,
       serverVersion: probe.serverVersion ?? null,
       acks: embedded ? (options.acks ?? 'leader') : null,
     };
     await probe.close();
-    return { info, embedded, connect: connectClient, close: async () => embedded?.close() };
+    const connectMoonmq = async (what: string): Promise<MoonmqClient> => {
+      const backend = await connectClient();
+      try {
+        return moonmqOnly(backend, what);
+      } catch (err) {
+        await backend.close();
+        throw err;
+      }
+    };
+    return { info, embedded, connect: connectClient, connectMoonmq, close: async () => embedded?.close() };
   } catch (err) {
     await embedded?.close();
     throw err;

@@ -5,7 +5,7 @@
  * the intended times follow that schedule; without it a batch is intended to go the moment an in-flight slot frees.
  * Returns a report; never prints.
  */
-import type { Client } from '../client/client.js';
+import type { Backend as Client } from '../client/backend.js';
 import type { ProducerRecord } from '../client/moonmq/produce-ops.js';
 import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';

@@ -3,6 +3,7 @@
  * a client, and writing raw bytes to stdout with backpressure. The client library is imported lazily so that
  * loading a command (for `--help`, `--version`) does not load it.
  */
+import type { Backend } from '../client/backend.js';
 import type { Client, ConnectOptions } from '../client/index.js';
 import { type HostPort, formatHostPort } from './flags.js';
 
@@ -22,11 +23,19 @@ export function connectOptions(flags: ConnectionFlagValues): ConnectOptions {
   };
 }
 
-/** Connects, greets and authenticates; a refused connection is a ConnectionError naming the address (exit 1). */
-export async function openClient(flags: ConnectionFlagValues): Promise<Client> {
-  const { connect } = await import('../client/index.js');
-  return connect(connectOptions(flags));
+/**
+ * Connects to the backend the address names (kafka://... is Apache Kafka, anything else MoonMQ's protocol, which
+ * greets and authenticates); a refused connection is a ConnectionError naming the address (exit 1). On Kafka one
+ * stderr line says so, since partitions and offsets are then Kafka's (0-based, record counts).
+ */
+export async function openClient(flags: ConnectionFlagValues, extra: Partial<ConnectOptions> = {}): Promise<Backend> {
+  const { connectBackend } = await import('../client/connect-backend.js');
+  const backend = await connectBackend({ ...connectOptions(flags), ...extra });
+  if (backend.kind === 'kafka') process.stderr.write(`backend: kafka ${backend.address} (partitions from 0, offsets are record counts)\n`);
+  return backend;
 }
+
+export { moonmqOnly } from '../client/connect-backend.js';
 
 /**
  * Writes bytes to `stream`, waiting for 'drain' when its buffer is full. Resolves false once the reader has gone or
@@ -64,7 +73,29 @@ export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Runs `fn` with a connected client and closes it afterwards, whatever happens. */
-export async function withClient<T>(flags: ConnectionFlagValues, fn: (client: Client) => Promise<T>): Promise<T> {
+/** openClient for a command that needs MoonMQ's protocol (share groups, the batch consumer); names the backend otherwise. */
+export async function openMoonmqClient(flags: ConnectionFlagValues, what: string): Promise<Client> {
+  const { moonmqOnly } = await import('../client/connect-backend.js');
+  const backend = await openClient(flags);
+  try {
+    return moonmqOnly(backend, what);
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
+}
+
+/** withClient on MoonMQ's protocol only (see openMoonmqClient). */
+export async function withMoonmqClient<T>(flags: ConnectionFlagValues, what: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = await openMoonmqClient(flags, what);
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+export async function withClient<T>(flags: ConnectionFlagValues, fn: (client: Backend) => Promise<T>): Promise<T> {
   const client = await openClient(flags);
   try {
     return await fn(client);

@@ -10,7 +10,8 @@
  * nothing means every partition is at its end. This works for both backends, whose offsets are opaque cursors
  * (byte positions on segmented topics, record counts on commitlog topics).
  */
-import type { Client, FetchedRecord, IsolationName } from '../client/index.js';
+import type { Backend as Client } from '../client/backend.js';
+import type { FetchedRecord, IsolationName } from '../client/index.js';
 import { abortableDelay } from './connect.js';
 
 export type StopCause = 'count' | 'end' | 'idle' | 'interrupted' | 'output-closed' | 'stream-ended';

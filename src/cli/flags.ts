@@ -6,13 +6,16 @@
 import { isIPv6 } from 'node:net';
 import { Flags } from '@oclif/core';
 import { type BrokerAddress, DEFAULT_PORT, formatAddress, parseBrokerAddress } from '../client/address.js';
+import { backendKindOf } from '../client/backend.js';
+import { formatKafkaBootstrap, parseKafkaBootstrap } from '../client/kafka/address.js';
 import { UsageError } from '../errors.js';
 
 /** The client's default port (Kafka's 9092); `broker start` should listen there unless told otherwise. */
 export const DEFAULT_BROKER_PORT = DEFAULT_PORT;
 export const DEFAULT_BROKER_HOST = '127.0.0.1';
 
-export type HostPort = BrokerAddress;
+/** A broker address; `kafka` is set (the whole `kafka://h:p,...` list) when it names a Kafka cluster instead. */
+export type HostPort = BrokerAddress & { kafka?: string };
 
 /**
  * `host:port`, `host`, `[v6]:port`, `[v6]` or a `moonmq://` URL, parsed by the client's own parser so the flag and
@@ -21,12 +24,16 @@ export type HostPort = BrokerAddress;
  */
 export function parseHostPort(input: string, defaultPort: number = DEFAULT_BROKER_PORT): HostPort {
   const text = input.trim();
+  if (backendKindOf(text) === 'kafka') {
+    const brokers = parseKafkaBootstrap(text);
+    return { ...parseBrokerAddress(brokers[0]!, defaultPort), kafka: formatKafkaBootstrap(brokers) };
+  }
   if (isIPv6(text)) throw new UsageError(`broker address '${input}': write IPv6 hosts in brackets, e.g. [::1]:${defaultPort}`);
   return parseBrokerAddress(text, defaultPort);
 }
 
 export function formatHostPort(address: HostPort): string {
-  return formatAddress(address);
+  return address.kafka ?? formatAddress(address);
 }
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/;
@@ -51,7 +58,7 @@ export interface BrokerFlagOptions {
 export function brokerFlag(options: BrokerFlagOptions = {}) {
   return Flags.custom<HostPort>({
     char: 'b',
-    description: options.description ?? 'Broker address as host:port; IPv6 in brackets, e.g. [::1]:9092.',
+    description: options.description ?? 'Broker address as host:port (IPv6 in brackets, e.g. [::1]:9092), or kafka://host:port[,host:port...] for an Apache Kafka cluster.',
     env: 'CRATER_BROKER',
     helpValue: 'host:port',
     parse: async (input) => parseHostPort(input),

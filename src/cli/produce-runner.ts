@@ -9,11 +9,15 @@
  * first such error is thrown.
  */
 import { ConnectionError, CraterError, TimeoutError, UncertainDeliveryError } from '../errors.js';
-import type { ProduceAck, Producer } from '../client/index.js';
+import type { BackendProducer } from '../client/backend.js';
+import type { ProduceAck } from '../client/index.js';
 import type { Delivery, PendingRecord, SendStats } from './producing.js';
 
-/** What the runner needs of a Producer. */
-export type AccumulatingSender = Pick<Producer, 'send' | 'flush' | 'bufferAvailableBytes' | 'metrics'>;
+/** What the runner needs of a producer; one without a client-side buffer (Kafka's) is bounded by a count instead. */
+export type AccumulatingSender = Pick<BackendProducer, 'send' | 'flush' | 'bufferAvailableBytes' | 'metrics'>;
+
+/** Sends in flight at most when the producer reports no buffer room of its own. */
+const MAX_UNBUFFERED_PENDING = 10_000;
 
 export interface RunnerOptions {
   topic: string;
@@ -58,7 +62,7 @@ export class ProduceRunner {
       this.queue.push({ pending: p, outcome: p.error, settled: Promise.resolve() });
       while (this.queue.length > 0) await this.reportHead();
     } else {
-      while (this.queue.length > 0 && this.producer.bufferAvailableBytes < charge(p)) await this.reportHead();
+      while (this.queue.length > 0 && this.full(p)) await this.reportHead();
       const entry: Entry = { pending: p, outcome: undefined, settled: Promise.resolve() };
       entry.settled = this.producer.send(this.options.topic, p.record).then(
         (ack) => void (entry.outcome = ack),
@@ -78,8 +82,13 @@ export class ProduceRunner {
     const flushed = this.producer.flush().catch(() => undefined);
     while (this.queue.length > 0) await this.reportHead();
     await flushed;
-    this.stats.requests = this.producer.metrics()['request-total'];
+    if (this.producer.metrics) this.stats.requests = this.producer.metrics()['request-total'];
     if (this.fatal) throw this.fatal;
+  }
+
+  private full(p: PendingRecord): boolean {
+    const room = this.producer.bufferAvailableBytes;
+    return room === undefined ? this.queue.length >= MAX_UNBUFFERED_PENDING : room < charge(p);
   }
 
   private async reportHead(): Promise<void> {

@@ -6,7 +6,8 @@
  * broker refused, a malformed line, a lost connection, a refused commit), so read_committed readers see every
  * record or none.
  */
-import type { AccumulatorOptions, Client, Producer } from '../client/index.js';
+import type { BackendCodec, Backend as Client, BackendProducer as Producer } from '../client/backend.js';
+import type { AccumulatorOptions } from '../client/index.js';
 import type { PendingRecord, ProduceRunner } from './producing.js';
 
 export type TransactionEnd =
@@ -16,7 +17,9 @@ export type TransactionEnd =
 export interface IdempotentProduceOptions {
   /** Absent: an ephemeral idempotent producer; a name: the durable producer NAME (needed for transactions). */
   producerName?: string | undefined;
-  codec: 'none' | 'gzip' | 'snappy';
+  codec: BackendCodec;
+  /** Kafka only: every record to this 0-based partition. */
+  partition?: number | undefined;
   timeoutMs: number;
   maxFrameBytes: number;
   /** The accumulator flags (--linger, --batch-bytes, …). */
@@ -33,6 +36,7 @@ export class IdempotentProduce {
         idempotent: true,
         producerName: options.producerName,
         codec: options.codec,
+        ...(options.partition !== undefined && { partition: options.partition }),
         timeoutMs: options.timeoutMs,
         maxFrameBytes: options.maxFrameBytes,
       }),

@@ -4,6 +4,7 @@
  * FETCH or SUBSCRIBE: wire.md §2.5). Every call returns a promise; offsets are bigint, partitions 1-based.
  */
 import { UsageError } from '../errors.js';
+import type { Backend } from './backend.js';
 import type { Connection } from './moonmq/connection.js';
 import * as admin from './moonmq/admin.js';
 import { Consumer, type ConsumerOptions } from './consumer/consumer.js';
@@ -38,7 +39,9 @@ export async function connect(options: ConnectOptions): Promise<Client> {
   return new Client(await openSession(options), options);
 }
 
-export class Client implements AsyncDisposable {
+/** The MoonMQ-protocol backend (backend.ts): partitions 1-based, offsets as the broker's cursors. */
+export class Client implements Backend {
+  readonly kind = 'moonmq' as const;
   private readonly listeners = new Set<ClientListener>();
   private membership: GroupMembership | undefined;
   private readonly children = new Set<Subscription | Consumer | ShareConsumer | { close(): Promise<void> }>();
@@ -72,6 +75,11 @@ export class Client implements AsyncDisposable {
 
   /** True when the broker identified itself as crater, which is what allows the extensions (headers). */
   get isCrater(): boolean {
+    return this.session.server.isCrater;
+  }
+
+  /** MoonMQ's protocol carries headers only as a crater extension. */
+  get supportsHeaders(): boolean {
     return this.session.server.isCrater;
   }
 

@@ -50,10 +50,10 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
     const { args, flags } = await this.parse(Consume);
     if (flags.exec !== undefined) {
       const { consumeExec } = await import('../cli/exec-command.js');
-      const { openClient } = await import('../cli/connect.js');
+      const { openMoonmqClient } = await import('../cli/connect.js');
       const stdout = this.lines();
       const context = { signal: this.signal, json: this.jsonEnabled(), diag: (t: string) => this.diag(t), out: (t: string) => stdout.writeLine(t) };
-      const summary = await consumeExec(args.topic, flags, () => openClient(flags), context, DEFAULT_GROUP);
+      const summary = await consumeExec(args.topic, flags, () => openMoonmqClient(flags, 'consume --exec (the batch consumer)'), context, DEFAULT_GROUP);
       if (this.jsonEnabled()) this.logJson(summary);
       return undefined;
     }

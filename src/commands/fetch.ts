@@ -31,12 +31,13 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Fetch);
-    const { openClient } = await import('../cli/connect.js');
+    const { moonmqOnly, openClient } = await import('../cli/connect.js');
     const { toEnvelope } = await import('../cli/render/envelope.js');
     const { recordColumns } = await import('../cli/render/records.js');
     const { opName } = await import('../protocol/opcodes.js');
-    const client = await openClient(flags);
+    const backend = await openClient(flags);
     try {
+      const client = moonmqOnly(backend, flags.legacy ? "FETCH's legacy one-RECORD-per-record reply shape" : "fetch shows MoonMQ's FETCH reply frames; use crater consume");
       const result = await client.fetch(args.topic, flags.group, {
         maxRecords: flags['max-records'],
         batched: !flags.legacy,
@@ -66,7 +67,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
       for (const f of rawFrames ?? []) this.out(`${f.name} (0x${f.op.toString(16).padStart(2, '0')}) correl ${f.correl} payload ${f.payload}`);
       return undefined;
     } finally {
-      await client.close();
+      await backend.close();
     }
   }
 }

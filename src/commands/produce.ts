@@ -43,7 +43,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     batch: Flags.integer({ description: 'At most N records per PRODUCE_BATCH (1..10000; 1,024 when idempotent).', min: 1, max: 10_000 }),
     ...producerTuningFlags(),
     'max-frame-size': Flags.integer({ description: "Largest frame to send (the broker's limit).", default: 1_048_576, min: 64 }),
-    codec: Flags.string({ description: 'Compression the broker applies to stored values.', options: ['none', 'gzip', 'snappy'], default: 'none' }),
+    codec: Flags.string({ description: 'Compression of stored values (lz4 and zstd: Kafka only).', options: ['none', 'gzip', 'snappy', 'lz4', 'zstd'], default: 'none' }),
+    partition: Flags.integer({ char: 'p', description: 'Kafka only: send every record to this partition (0-based); default: by key hash.', min: 0 }),
     idempotent: Flags.boolean({ description: 'Produce through an idempotent producer (retries deduplicated; at most 1,024 records per batch).' }),
     'producer-name': Flags.string({ description: 'Produce through the durable idempotent producer NAME (implies --idempotent).', helpValue: 'NAME' }),
     transactional: Flags.boolean({ description: 'Produce the whole input in one transaction of --producer-name.', dependsOn: ['producer-name'] }),
@@ -58,25 +59,29 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     if (flags['key-delimiter'] === '') this.fail(ExitCode.USAGE, '--key-delimiter must not be empty');
     const { parseHeaderFlag, readInputLines } = await import('../cli/line-input.js');
     const { ProduceRunner, recordsFromLines } = await import('../cli/producing.js');
-    const { connectOptions } = await import('../cli/connect.js');
-    const { connect } = await import('../client/index.js');
+    const { openClient } = await import('../cli/connect.js');
     const { createSpinner } = await import('../cli/terminal.js');
     const { produceSummary, deliveryFailureLine } = await import('../cli/render/records.js');
     const headers = flags.header?.map(parseHeaderFlag);
     const { renderProducerStats, tuningOptions } = await import('../cli/produce-tuning.js');
     const tuning = tuningOptions(flags, { idempotent: flags.idempotent || flags['producer-name'] !== undefined, maxFrameBytes: flags['max-frame-size'] });
-    const client = await connect({ ...connectOptions(flags), maxRequestFrameSize: flags['max-frame-size'] });
+    const client = await openClient(flags, { maxRequestFrameSize: flags['max-frame-size'] });
+    if (flags.partition !== undefined && client.kind !== 'kafka') {
+      await client.close();
+      this.fail(ExitCode.USAGE, '--partition is for a kafka:// broker; MoonMQ picks the partition from the key');
+    }
     const { IdempotentProduce, transactionEndLine } = await import('../cli/transactional-produce.js');
-    const codec = flags.codec as 'none' | 'gzip' | 'snappy';
+    const codec = flags.codec as 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
     const idempotent = flags.idempotent || flags['producer-name'] !== undefined;
+    const partition = flags.partition;
     const producer = idempotent ? IdempotentProduce.open(client, {
-      producerName: flags['producer-name'], codec, timeoutMs: flags.timeout, maxFrameBytes: flags['max-frame-size'], tuning,
+      producerName: flags['producer-name'], codec, partition, timeoutMs: flags.timeout, maxFrameBytes: flags['max-frame-size'], tuning,
     }) : undefined;
-    const sender = producer?.producer ?? client.producer({ ...tuning, codec, maxFrameBytes: flags['max-frame-size'] });
+    const sender = producer?.producer ?? client.producer({ ...tuning, codec, ...(partition !== undefined && { partition }), maxFrameBytes: flags['max-frame-size'] });
     const spinner = await createSpinner(`producing to ${args.topic}`);
     const started = performance.now();
     try {
-      if (headers && headers.length > 0 && !client.isCrater) {
+      if (headers && headers.length > 0 && !client.supportsHeaders) {
         this.fail(ExitCode.FAILURE, `record headers need a crater broker; ${client.address} is ${client.serverName ?? 'a broker that did not identify itself'}, nothing was sent`);
       }
       const writer = this.jsonEnabled() ? this.jsonLines() : undefined;
@@ -119,7 +124,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
       spinner.stop();
       writer?.detach();
       this.diag(produceSummary(args.topic, runner.stats, performance.now() - started, this.stderrChalk));
-      if (flags.stats) this.diag(renderProducerStats(sender.metrics(), this.jsonEnabled()));
+      if (flags.stats && sender.metrics) this.diag(renderProducerStats(sender.metrics(), this.jsonEnabled()));
       if (runner.stats.failed.length > 0) this.setExitCode(ExitCode.FAILURE);
     } finally {
       spinner.stop();

@@ -11,7 +11,7 @@ export function benchTargetFlags() {
   return {
     broker: Flags.custom<string>({
       char: 'b',
-      description: 'Run against this broker (crater or MoonMQ) instead of an embedded crater broker in a child process.',
+      description: 'Run against this broker (crater or MoonMQ, or kafka://host:port[,...] for Apache Kafka) instead of an embedded crater broker in a child process.',
       helpValue: 'host:port',
       parse: async (input) => formatHostPort(parseHostPort(input)),
     })(),

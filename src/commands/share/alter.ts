@@ -24,8 +24,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
       if (at <= 0) this.fail(ExitCode.USAGE, `--set "${s}": expected key=value`);
       return [s.slice(0, at), s.slice(at + 1)];
     });
-    const { withClient } = await import('../../cli/connect.js');
-    await withClient(flags, (c) => c.shareGroups.alter(args.group, Object.fromEntries(entries)));
+    const { withMoonmqClient } = await import('../../cli/connect.js');
+    await withMoonmqClient(flags, 'share groups', (c) => c.shareGroups.alter(args.group, Object.fromEntries(entries)));
     for (const [k, v] of entries) this.out(`${args.group}: ${k}=${v}`);
     return { group: args.group, set: Object.fromEntries(entries) };
   }

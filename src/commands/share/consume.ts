@@ -36,13 +36,13 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
 
   async run(): Promise<undefined> {
     const { args, flags } = await this.parse(ShareConsume);
-    const { withClient, writeBytes } = await import('../../cli/connect.js');
+    const { withMoonmqClient, writeBytes } = await import('../../cli/connect.js');
     const { shareConsume, shareLine } = await import('../../cli/share-consuming.js');
     const json = this.jsonEnabled();
     const signal = this.signal;
     const emit = (r: { value: Buffer } & Parameters<typeof shareLine>[0]) =>
       writeBytes(process.stdout, json ? shareLine(r) : Buffer.concat([r.value, Buffer.from('\n')]), signal);
-    const outcome = await withClient(flags, (c) =>
+    const outcome = await withMoonmqClient(flags, 'share groups', (c) =>
       shareConsume(
         c,
         {

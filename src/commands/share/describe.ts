@@ -19,10 +19,10 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
   async run(): Promise<ShareGroupDescription> {
     const { args, flags } = await this.parse(ShareDescribe);
-    const { withClient } = await import('../../cli/connect.js');
+    const { withMoonmqClient } = await import('../../cli/connect.js');
     const { sharePartitionColumns, shareMemberColumns } = await import('../../cli/render/share.js');
     const { renderPairs } = await import('../../cli/render/table.js');
-    const d = await withClient(flags, (c) => c.shareGroups.describe(args.group));
+    const d = await withMoonmqClient(flags, 'share groups', (c) => c.shareGroups.describe(args.group));
     if (this.jsonEnabled()) return d;
     const pairs: Array<[string, string | number]> = [['group', d.group], ['state', d.state === 1 ? 'stable' : 'empty'], ['members', d.members.length]];
     for (const c of d.config) pairs.push([c.key, c.value]);

@@ -15,9 +15,9 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
   async run(): Promise<ShareGroupListing[]> {
     const { flags } = await this.parse(ShareList);
-    const { withClient } = await import('../../cli/connect.js');
+    const { withMoonmqClient } = await import('../../cli/connect.js');
     const { shareGroupListColumns } = await import('../../cli/render/share.js');
-    const groups = await withClient(flags, (c) => c.shareGroups.list());
+    const groups = await withMoonmqClient(flags, 'share groups', (c) => c.shareGroups.list());
     if (!this.jsonEnabled()) this.out(this.table(shareGroupListColumns, groups));
     return groups;
   }

@@ -22,8 +22,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     const { args, flags } = await this.parse(ShareReset);
     const to = flags.to === 'earliest' || flags.to === 'latest' ? flags.to : /^\d+$/.test(flags.to) ? BigInt(flags.to) : undefined;
     if (to === undefined) this.fail(ExitCode.USAGE, `--to "${flags.to}": expected earliest, latest or an offset`);
-    const { withClient } = await import('../../cli/connect.js');
-    await withClient(flags, (c) => c.shareGroups.reset(args.group, to, flags.topic ?? ''));
+    const { withMoonmqClient } = await import('../../cli/connect.js');
+    await withMoonmqClient(flags, 'share groups', (c) => c.shareGroups.reset(args.group, to, flags.topic ?? ''));
     this.out(`${args.group}: reset to ${flags.to}${flags.topic ? ` on ${flags.topic}` : ''}`);
     return { group: args.group, to: flags.to, topic: flags.topic ?? null };
   }

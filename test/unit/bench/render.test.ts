@@ -6,7 +6,7 @@ import { batchVsSingleCsv, batchVsSingleSummary, medianCount, modeRows, sweepCha
 
 const s = (median: number, min = median, max = median) => ({ median, min, max });
 const lat = { p50: 0.5, p90: 0.9, p99: 1.5, p999: 2, max: 3, count: 10 };
-const broker = { address: '127.0.0.1:1', embedded: true, serverName: 'crater', serverVersion: '0.1.0', acks: 'leader' as const };
+const broker = { address: '127.0.0.1:1', backend: 'moonmq' as const, embedded: true, serverName: 'crater', serverVersion: '0.1.0', acks: 'leader' as const };
 
 const report: BatchVsSingleReport = {
   kind: 'batch-vs-single',

@@ -1,0 +1,151 @@
+/**
+ * The backend seam: what the commands, the bench and the producer/consumer layers need from "a broker", whichever
+ * protocol carries it. Two backends implement it: `Client` (MoonMQ's wire protocol, src/client/moonmq/) and
+ * `KafkaBackend` (Apache Kafka through @platformatic/kafka, src/client/kafka/). `connectBackend()` picks one by the
+ * address: `kafka://host:port[,host:port...]` is Kafka, anything else MoonMQ.
+ *
+ * Units are each backend's own and are passed through untouched: MoonMQ numbers partitions from 1 and its offsets
+ * are byte positions (segmented topics) or record counts (commitlog topics); Kafka numbers partitions from 0 and
+ * its offsets are record counts. Callers that print them say which backend they came from (`kind`).
+ *
+ * Only types are imported here (from protocol/ and producer/sink.ts), so producer/ and consumer/ can depend on the
+ * seam without pulling either backend in.
+ */
+import type { RecordHeader } from '../protocol/headers.js';
+import type { GroupDescription } from '../protocol/messages/describe-group.js';
+import type { TopicDescription } from '../protocol/messages/describe-topic.js';
+import type { FetchedRecord } from '../protocol/messages/fetch.js';
+import type { GroupListing } from '../protocol/messages/list-groups.js';
+import type { Offsets } from '../protocol/messages/list-offsets.js';
+import type { NackAck } from '../protocol/messages/nack.js';
+import type { CodecId, CodecName } from '../protocol/opcodes.js';
+import type { AccumulatorOptions } from './producer/accumulator-options.js';
+import type { ProducerMetrics } from './producer/producer-metrics.js';
+import type { BatchResult, ProduceAck, ProducerRecord } from './producer/sink.js';
+
+export type { BatchResult, FetchedRecord, GroupDescription, GroupListing, Offsets, ProduceAck, ProducerRecord, RecordHeader, TopicDescription };
+
+export const BackendKinds = ['moonmq', 'kafka'] as const;
+export type BackendKind = (typeof BackendKinds)[number];
+
+/** The URL scheme that selects the Kafka backend. */
+export const KAFKA_SCHEME = 'kafka://';
+
+export function backendKindOf(address: string): BackendKind {
+  return address.trim().toLowerCase().startsWith(KAFKA_SCHEME) ? 'kafka' : 'moonmq';
+}
+
+export type BackendIsolation = 'read_uncommitted' | 'read_committed';
+/** Codecs either backend may be asked for; MoonMQ has none, gzip and snappy, Kafka also lz4 and zstd. */
+export type BackendCodec = CodecId | CodecName | 'lz4' | 'zstd';
+export type BackendConfigEntries = Readonly<Record<string, string | number>> | readonly (readonly [string, string])[];
+
+export interface BackendProduceOptions {
+  codec?: BackendCodec | undefined;
+  timeoutMs?: number | undefined;
+  /** Kafka only: the partition (0-based) for every record; absent, the key's hash picks it. */
+  partition?: number | undefined;
+}
+
+export interface BackendFetchOptions {
+  /** Records to return at most (default 100). */
+  maxRecords?: number;
+  isolation?: BackendIsolation | undefined;
+  /** Ask for record headers (MoonMQ: crater brokers only; Kafka: always there). */
+  headers?: boolean;
+  timeoutMs?: number;
+}
+
+export interface BackendFetchResult {
+  records: FetchedRecord[];
+}
+
+export interface BackendSubscribeOptions {
+  isolation?: BackendIsolation | undefined;
+}
+
+/** A push stream of records for one group; leaving `for await` or close() ends it. */
+export interface BackendSubscription extends AsyncIterable<FetchedRecord> {
+  /** Resolves once the stream is set up (the group joined); rejects if it cannot be. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface BackendTransactionOffset {
+  topic: string;
+  partition: number;
+  /** The next record to read. */
+  offset: bigint;
+}
+
+export type BackendTransactionState = 'none' | 'open' | 'failed';
+
+/** The accumulator's tuning (lingerMs, batchBytes, bufferBytes, …) applies where the backend batches in the client. */
+export interface BackendProducerOptions extends AccumulatorOptions {
+  codec?: BackendCodec | undefined;
+  timeoutMs?: number | undefined;
+  maxFrameBytes?: number;
+  maxBatchRecords?: number;
+  idempotent?: boolean;
+  /** A durable producer (MoonMQ's producer name, Kafka's transactional.id); needed for transactions. */
+  producerName?: string;
+  /** Kafka only: every record to this 0-based partition. */
+  partition?: number;
+}
+
+/** What `producer()` returns: the Producer facade on MoonMQ, a Kafka producer on Kafka. */
+export interface BackendProducer extends AsyncDisposable {
+  send(topic: string, record: ProducerRecord): Promise<ProduceAck>;
+  sendBatch(topic: string, records: readonly ProducerRecord[]): Promise<BatchResult>;
+  readonly transactionState: BackendTransactionState;
+  beginTransaction(): Promise<void>;
+  commitTransaction(): Promise<void>;
+  abortTransaction(): Promise<void>;
+  /** The group's offsets commit with the transaction (consume-transform-produce). */
+  sendOffsetsToTransaction(group: string, offsets: readonly BackendTransactionOffset[]): Promise<void>;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+  /** Where the client accumulates (MoonMQ's Producer): buffer room left, and Kafka-named producer metrics. */
+  readonly bufferAvailableBytes?: number;
+  metrics?(): ProducerMetrics;
+}
+
+/** One connected broker (MoonMQ) or cluster (Kafka). Every call returns a promise; offsets are bigint. */
+export interface Backend extends AsyncDisposable {
+  readonly kind: BackendKind;
+  /** `host:port` (MoonMQ) or `kafka://host:port,...` (Kafka). */
+  readonly address: string;
+  /** True for a crater broker, which allows the extensions (headers on MoonMQ's protocol). */
+  readonly isCrater: boolean;
+  /** Kafka has record headers natively; MoonMQ only on a crater broker. */
+  readonly supportsHeaders: boolean;
+  readonly serverName: string | undefined;
+  readonly serverVersion: string | undefined;
+
+  createTopic(name: string, partitions: number): Promise<void>;
+  listTopics(): Promise<string[]>;
+  describeTopic(name: string): Promise<TopicDescription>;
+  deleteTopic(name: string): Promise<void>;
+  alterTopicConfig(name: string, entries: BackendConfigEntries): Promise<void>;
+  createPartitions(name: string, total: number): Promise<void>;
+  listOffsets(topic: string, options?: { timestampMs?: bigint | number }): Promise<Offsets>;
+
+  produce(topic: string, record: ProducerRecord & BackendProduceOptions): Promise<ProduceAck>;
+  /** Acks for the landed prefix plus, on a partial append, its error; a failure before anything landed throws. */
+  produceBatch(topic: string, records: readonly ProducerRecord[], options?: BackendProduceOptions): Promise<BatchResult>;
+  producer(options?: BackendProducerOptions): BackendProducer;
+
+  /** Records for `group`, which is then committed past them (the next fetch continues after them). */
+  fetch(topic: string, group: string, options?: BackendFetchOptions): Promise<BackendFetchResult>;
+  subscribe(topic: string, group: string, options?: BackendSubscribeOptions): BackendSubscription;
+  /** Stores `offset` (the next record to read) for the group this backend fetched as. */
+  commit(topic: string, partition: number, offset: bigint): Promise<void>;
+  /** MoonMQ only; Kafka refuses it (UnsupportedError). */
+  nack(topic: string, partition: number, offset: bigint, reason: string): Promise<NackAck>;
+
+  listGroups(): Promise<GroupListing[]>;
+  describeGroup(groupId: string): Promise<GroupDescription>;
+  deleteGroup(groupId: string): Promise<void>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,159 @@
+/**
+ * An idempotent (and, with a producerName, transactional) producer on Kafka. producerName becomes Kafka's
+ * transactional.id: a new producer with the same name fences the previous one, as a MoonMQ durable producer does.
+ * Sends wait for acks=all; the library numbers sequences per partition, so a resend after a lost reply is
+ * deduplicated by the partition leader.
+ */
+import { FindCoordinatorKeyTypes, type Admin, type Consumer, type Message, type MessageToProduce, Producer, ProduceAcks } from '@platformatic/kafka';
+import type {
+  BackendProducer,
+  BackendProducerOptions,
+  BackendTransactionOffset,
+  BackendTransactionState,
+  BatchResult,
+  ProduceAck,
+  ProducerRecord,
+} from '../backend.js';
+import { UsageError } from '../../errors.js';
+import { kafkaCall } from './errors.js';
+import { PartitionChooser, RETRY, kafkaCompression, sendRecords } from './kafka-produce.js';
+
+/** The library's transaction (its class is not exported by name). */
+type Transaction = NonNullable<Producer['transaction']>;
+
+export interface KafkaProducerContext {
+  clientId: string;
+  bootstrapBrokers: string[];
+  timeoutMs: number;
+  admin: Admin;
+}
+
+export class KafkaProducer implements BackendProducer {
+  readonly #producer: Producer;
+  readonly #chooser: PartitionChooser;
+  readonly #durable: boolean;
+  #txn: Transaction | undefined;
+  #failed = false;
+  #closed = false;
+
+  constructor(
+    private readonly context: KafkaProducerContext,
+    private readonly options: BackendProducerOptions,
+  ) {
+    this.#durable = options.producerName !== undefined;
+    this.#producer = new Producer({
+      clientId: `${context.clientId}-producer`,
+      bootstrapBrokers: context.bootstrapBrokers,
+      timeout: context.timeoutMs,
+      idempotent: options.idempotent !== false || this.#durable,
+      transactionalId: options.producerName,
+      acks: ProduceAcks.ALL,
+      compression: kafkaCompression(options.codec),
+      autocreateTopics: false,
+      ...RETRY,
+    });
+    this.#chooser = new PartitionChooser(this.#producer);
+  }
+
+  get transactionState(): BackendTransactionState {
+    if (!this.#txn) return 'none';
+    return this.#failed ? 'failed' : 'open';
+  }
+
+  /** Kafka's producer id and epoch once the producer has been initialised. */
+  get identity(): { producerId: bigint; epoch: number } | undefined {
+    const producerId = this.#producer.producerId;
+    return producerId === undefined ? undefined : { producerId, epoch: this.#producer.producerEpoch ?? 0 };
+  }
+
+  async send(topic: string, record: ProducerRecord): Promise<ProduceAck> {
+    const { acks } = await this.sendBatch(topic, [record]);
+    return acks[0]!;
+  }
+
+  async sendBatch(topic: string, records: readonly ProducerRecord[]): Promise<BatchResult> {
+    if (this.#closed) throw new UsageError('sendBatch on a closed producer');
+    if (this.#txn && this.#failed) throw new UsageError('the transaction failed: only abortTransaction() is possible');
+    const txn = this.#txn;
+    const send = (messages: MessageToProduce[]) =>
+      txn ? txn.send({ messages, acks: ProduceAcks.ALL }) : this.#producer.send({ messages, acks: ProduceAcks.ALL });
+    try {
+      const sent = sendRecords(this.#chooser, send, topic, records, { codec: this.options.codec, partition: this.options.partition });
+      return txn ? await kafkaCall(`produce to ${topic} in a transaction`, () => sent, this.context.timeoutMs) : await sent;
+    } catch (error) {
+      if (txn) this.#failed = true;
+      throw error;
+    }
+  }
+
+  async beginTransaction(): Promise<void> {
+    if (!this.#durable) throw new UsageError('transactions need a durable producer: give the producer a producerName (Kafka transactional.id)');
+    if (this.#txn) throw new UsageError('a transaction is already open');
+    this.#txn = await kafkaCall('begin transaction', () => this.#producer.beginTransaction(), this.context.timeoutMs);
+    this.#failed = false;
+  }
+
+  async commitTransaction(): Promise<void> {
+    const txn = this.#open('commitTransaction');
+    if (this.#failed) throw new UsageError('the transaction failed: only abortTransaction() is possible');
+    try {
+      await kafkaCall('commit transaction', () => txn.commit(), this.context.timeoutMs);
+    } finally {
+      this.#txn = undefined;
+    }
+  }
+
+  async abortTransaction(): Promise<void> {
+    const txn = this.#open('abortTransaction');
+    try {
+      await kafkaCall('abort transaction', () => txn.abort(), this.context.timeoutMs);
+    } finally {
+      this.#txn = undefined;
+      this.#failed = false;
+    }
+  }
+
+  /**
+   * TxnOffsetCommit for `group` without a live member of it in this process: generation -1 and no member id, the
+   * form Kafka accepts from a producer that does not hold the group's assignment.
+   */
+  async sendOffsetsToTransaction(group: string, offsets: readonly BackendTransactionOffset[]): Promise<void> {
+    const txn = this.#open('sendOffsetsToTransaction');
+    if (offsets.length === 0) return;
+    const [coordinator] = await kafkaCall(`find coordinator of ${group}`, () =>
+      this.context.admin.findCoordinator({ keyType: FindCoordinatorKeyTypes.GROUP, keys: [group] }),
+    );
+    if (!coordinator) throw new UsageError(`no coordinator for group ${group}`);
+    await kafkaCall('add offsets to transaction', () => txn.addConsumer({ groupId: group } as Consumer), this.context.timeoutMs);
+    for (const o of offsets) {
+      // The library commits message.offset + 1; the caller's offset is already the next record to read.
+      const message = {
+        topic: o.topic,
+        partition: o.partition,
+        offset: o.offset - 1n,
+        metadata: { consumer: { groupId: group, generationId: -1, memberId: '', coordinatorId: coordinator.nodeId } },
+      } as unknown as Message;
+      await kafkaCall('commit offsets in transaction', () => txn.addOffset(message), this.context.timeoutMs);
+    }
+  }
+
+  async flush(): Promise<void> {}
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#txn) await this.abortTransaction().catch(() => undefined);
+    // force: a send stuck on a dead broker must not keep close() waiting; Kafka aborts what it left open when the
+    // next producer with the same transactional.id starts, or at transaction.timeout.ms.
+    await new Promise<void>((resolve) => this.#producer.close(true, () => resolve()));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #open(what: string): Transaction {
+    if (!this.#txn) throw new UsageError(`${what}: no transaction is open`);
+    return this.#txn;
+  }
+}

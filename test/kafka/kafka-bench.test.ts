@@ -1,0 +1,28 @@
+/**
+ * bench batch-vs-single and bench throughput with --broker kafka://...: the reports say the Kafka backend carried
+ * them and count every record produced and fetched back.
+ */
+import { describe, expect, it } from 'vitest';
+import { crater } from '../helpers/cli.js';
+import { bootstrap, noKafka } from './helpers.js';
+
+describe.skipIf(noKafka)('bench on Kafka', () => {
+  it('throughput produces and fetches every record through the Kafka backend', async () => {
+    const r = await crater(['bench', 'throughput', '--broker', bootstrap(), '-n', '3000', '--batch-size', '500', '--in-flight', '2', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.broker).toMatchObject({ backend: 'kafka', embedded: false, serverName: 'Apache Kafka' });
+    expect(report.produce.records).toBe(3000);
+    expect(report.produce.requests).toBe(6);
+    expect(report.fetch.records).toBe(3000);
+  });
+
+  it('batch-vs-single sends one request per record against one batch', async () => {
+    const r = await crater(['bench', 'batch-vs-single', '--broker', bootstrap(), '--records', '50', '--repeat', '1', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.broker.backend).toBe('kafka');
+    expect(report.single.frames).toBe(50);
+    expect(report.batch.frames).toBe(1);
+  });
+});
