@@ -47,6 +47,12 @@ function installStdoutGuard(): void {
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
 
+  /**
+   * A command that reads input while it writes output (produce) must not end quietly when stdout's reader goes:
+   * it finishes its input, and an error after that point is still reported and still fails the command.
+   */
+  static consumesInput = false;
+
   static override baseFlags = {
     verbose: Flags.boolean({
       description: 'Print stack traces for errors on stderr.',
@@ -160,7 +166,8 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(err: Error & { exitCode?: number }): Promise<never> {
-    if (this.#stopReason === 'stdout-closed' || stdoutClosed) {
+    const consumesInput = (this.constructor as typeof BaseCommand).consumesInput;
+    if (!consumesInput && (this.#stopReason === 'stdout-closed' || stdoutClosed)) {
       process.exitCode = ExitCode.OK;
       throw new Errors.ExitError(ExitCode.OK);
     }
@@ -177,7 +184,8 @@ export abstract class BaseCommand extends Command {
     process.off('SIGINT', this.#onSigint);
     if (active === this) active = undefined;
     if (err === undefined && this.#stopReason === 'interrupt') process.exitCode = ExitCode.INTERRUPTED;
-    if (err === undefined && this.#stopReason === 'stdout-closed') process.exitCode = ExitCode.OK;
+    const consumesInput = (this.constructor as typeof BaseCommand).consumesInput;
+    if (err === undefined && this.#stopReason === 'stdout-closed' && !consumesInput) process.exitCode = ExitCode.OK;
     await super.finally(err);
   }
 

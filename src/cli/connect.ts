@@ -4,6 +4,7 @@
  * loading a command (for `--help`, `--version`) does not load it.
  */
 import type { Client, ConnectOptions } from '../client/index.js';
+import { ConnectionError } from '../errors.js';
 import { type HostPort, formatHostPort } from './flags.js';
 
 export interface ConnectionFlagValues {
@@ -24,8 +25,30 @@ export function connectOptions(flags: ConnectionFlagValues): ConnectOptions {
 
 /** Connects, greets and authenticates; a refused connection is a ConnectionError naming the address (exit 1). */
 export async function openClient(flags: ConnectionFlagValues): Promise<Client> {
+  return openClientWith(flags);
+}
+
+/** openClient with further client options (a larger request frame for produce). */
+export async function openClientWith(flags: ConnectionFlagValues, extra: Partial<ConnectOptions> = {}): Promise<Client> {
   const { connect } = await import('../client/index.js');
-  return connect(connectOptions(flags));
+  try {
+    return await connect({ ...connectOptions(flags), ...extra });
+  } catch (error) {
+    throw withRefusedHint(error, formatHostPort(flags.broker));
+  }
+}
+
+/** The socket error behind a ConnectionError, classified by its errno code (never by message text). */
+function socketCode(error: unknown): string | undefined {
+  const cause = error instanceof ConnectionError ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
+  return typeof cause?.code === 'string' ? cause.code : undefined;
+}
+
+/** A refused connection says what to do about it: start a broker, or point at the right one. */
+export function withRefusedHint(error: unknown, address: string): unknown {
+  if (socketCode(error) !== 'ECONNREFUSED') return error;
+  const hint = `is a broker running at ${address}? start one with \`crater broker start\`, or set CRATER_BROKER / --broker`;
+  return new ConnectionError(`${(error as Error).message}; ${hint}`, { cause: (error as Error).cause });
 }
 
 /**

@@ -2,7 +2,8 @@
  * How an error leaving a command becomes an exit code, a JSON `code` and one line of text. Errors are classified by
  * class and `code`, never by message text (a parse error's text is only reshaped onto one line).
  */
-import { CraterError, UsageError } from '../errors.js';
+import { BrokerError, CraterError, UsageError } from '../errors.js';
+import { ErrorCode } from '../protocol/error-codes.js';
 import { ExitCode, type ExitCodeValue, exitCodeName } from './exit-codes.js';
 
 /**
@@ -79,4 +80,12 @@ export function oneLineMessage(err: unknown): string {
   }
   if (text === '') text = err instanceof Error ? err.name : 'unknown error';
   return hint ? `${text} (see --help)` : text;
+}
+
+/** A missing topic (ERR 5) says how to make it; any other error is returned as it is. */
+export function withTopicHint(err: unknown, topic: string): unknown {
+  if (!(err instanceof BrokerError) || err.errorCode !== ErrorCode.TOPIC_MISSING) return err;
+  const hinted = new BrokerError(err.errorCode, err.errorName, `${err.message.replace(/^[^:]*: /, '')}; create it with \`crater topic create ${topic}\``);
+  hinted.cause = err;
+  return hinted;
 }

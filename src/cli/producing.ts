@@ -8,6 +8,7 @@
 import { BrokerError, CraterError, UsageError } from '../errors.js';
 import type { Client, ProducerRecord } from '../client/index.js';
 import type { RecordHeader } from '../protocol/headers.js';
+import { ErrorCode } from '../protocol/error-codes.js';
 import { Caps } from '../protocol/limits.js';
 import { parseEnvelope } from './render/envelope.js';
 import { type InputLine, splitKey } from './line-input.js';
@@ -37,13 +38,15 @@ export interface LineOptions {
   keyDelimiter?: Buffer | undefined;
   key?: Buffer | undefined;
   headers?: RecordHeader[] | undefined;
+  /** -Z: an empty line is sent as a record with an empty value (a tombstone on a compacted topic) instead of skipped. */
+  keepEmpty?: boolean | undefined;
 }
 
-/** Empty lines are skipped in both modes (an empty value is sent with --input jsonl and {"utf8":""}). */
+/** Empty lines are skipped in both modes unless keepEmpty (an empty value is sent with --input jsonl and {"utf8":""}). */
 export async function* recordsFromLines(lines: AsyncIterable<InputLine>, options: LineOptions): AsyncGenerator<PendingRecord> {
   let index = 0;
   for await (const line of lines) {
-    if (options.input === 'jsonl' ? line.bytes.toString('utf8').trim() === '' : line.bytes.length === 0) continue;
+    if (options.input === 'jsonl' ? line.bytes.toString('utf8').trim() === '' : line.bytes.length === 0 && !options.keepEmpty) continue;
     const base = { index: index++, source: line.source, lineNo: line.lineNo };
     if (options.input === 'jsonl') {
       try {
@@ -68,6 +71,8 @@ export interface SendOptions {
   timeoutMs: number;
   /** The sender is an idempotent producer: its batch frames carry the producer fields too. */
   idempotent?: boolean | undefined;
+  /** -p: every record goes to this 1-based partition (BATCH_FLAG_PARTITION, crater brokers only). */
+  partition?: number | undefined;
 }
 
 export interface SendStats {
@@ -77,9 +82,13 @@ export interface SendStats {
   requests: number;
 }
 
-/** Errors that concern one record or one batch; anything else (connection, timeout) ends the run. */
+/**
+ * Errors that concern one record or one batch; anything else (connection, timeout, a missing topic, which every
+ * later record would hit too) ends the run.
+ */
 function isRecordError(error: unknown): error is CraterError {
-  return error instanceof BrokerError || (error instanceof CraterError && (error.code === 'ERR_USAGE' || error.code === 'ERR_FRAME_TOO_LARGE'));
+  if (error instanceof BrokerError) return error.errorCode !== ErrorCode.TOPIC_MISSING;
+  return error instanceof CraterError && (error.code === 'ERR_USAGE' || error.code === 'ERR_FRAME_TOO_LARGE');
 }
 
 /** The wire caps a key or value at 64 KiB; checked per record so one oversized record fails alone. */
@@ -124,7 +133,7 @@ export class ProduceRunner {
     if (pending.length === 0) return;
     const { splitBatch, batchEntrySize, batchOverhead } = await import('../client/index.js');
     const outcome = new Map<number, { partition: number; offset: bigint } | CraterError>();
-    const overhead = batchOverhead(Buffer.byteLength(this.options.topic), this.options.idempotent);
+    const overhead = batchOverhead(Buffer.byteLength(this.options.topic), this.options.idempotent, this.options.partition !== undefined);
     const sendable = pending.filter((p) => p.record !== undefined && p.error === undefined);
     const withHeaders = sendable.some((p) => (p.record!.headers?.length ?? 0) > 0);
     const fits = sendable.filter((p) => {
@@ -144,12 +153,14 @@ export class ProduceRunner {
       maxRecords: this.options.batch,
       topic: this.options.topic,
       idempotent: this.options.idempotent,
+      fixedPartition: this.options.partition !== undefined,
     });
     for (const chunk of chunks) {
       try {
         const result = await this.client.produceBatch(this.options.topic, chunk.map((t) => t.pending.record!), {
           codec: this.options.codec,
           timeoutMs: this.options.timeoutMs,
+          partition: this.options.partition,
         });
         this.stats.requests += 1;
         chunk.forEach((t, i) => {
@@ -172,9 +183,9 @@ export class ProduceRunner {
     this.stats.requests += 1;
     const opts = { codec: this.options.codec, timeoutMs: this.options.timeoutMs };
     try {
-      // PRODUCE has no header block; a record with headers goes as a batch of one (still one request, in order).
-      if ((p.record.headers?.length ?? 0) > 0) {
-        const result = await this.client.produceBatch(this.options.topic, [p.record], opts);
+      // PRODUCE has no header block nor partition; such a record goes as a batch of one (still one request, in order).
+      if ((p.record.headers?.length ?? 0) > 0 || this.options.partition !== undefined) {
+        const result = await this.client.produceBatch(this.options.topic, [p.record], { ...opts, partition: this.options.partition });
         return result.acks[0] ?? result.error ?? new UsageError('the broker acknowledged no record');
       }
       return await this.client.produce(this.options.topic, { ...p.record, ...opts });

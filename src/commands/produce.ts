@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
-import { ExitCode, renderExitCodeTable } from '../cli/exit-codes.js';
+import { renderExitCodeTable } from '../cli/exit-codes.js';
 import { connectionFlags } from '../cli/flags.js';
 
 export default class Produce extends BaseCommand {
@@ -14,7 +14,9 @@ export default class Produce extends BaseCommand {
 
 Without --batch each record is one PRODUCE, awaited in order. --batch N groups N records per PRODUCE_BATCH and splits further so no frame exceeds --max-frame-size (the broker's limit, 1 MiB by default).
 
-Output: nothing on stdout, a summary on stderr (a spinner on a terminal). --json prints one delivery report per record on stdout as JSON lines: {index, source, line, topic, partition, offset} or {index, source, line, topic, error:{code, message}}. A failed record (malformed line, too large, broker error, the unsent tail of a partial batch) is reported with its input line and the others still go out; the command then exits 1.
+-D DELIM splits the input at DELIM instead of newlines; --file-per-record sends each FILE (or stdin) whole as one record. -Z sends empty records instead of skipping them: the protocol has no null value, so an empty value is what a tombstone is (a compacted topic drops the key), on crater and MoonMQ alike. -p N sends every record to partition N (1-based, as the protocol numbers them) through the BATCH_FLAG_PARTITION extension: a crater broker only; against any other broker it is refused and nothing is sent.
+
+Output: nothing on stdout, a summary on stderr (a progress line with count and rate on a terminal, nothing extra in a pipe). If the reader of the delivery reports goes away (\`| head -1\`), the reports stop, one line on stderr says so, and the rest of the input is still produced: nothing read is dropped silently. Ctrl-C stops reading input, sends what was read, prints what was produced and exits 130. A missing topic stops at the first record with a hint to create it. --json prints one delivery report per record on stdout as JSON lines: {index, source, line, topic, partition, offset} or {index, source, line, topic, error:{code, message}}. A failed record (malformed line, too large, broker error, the unsent tail of a partial batch) is reported with its input line and the others still go out; the command then exits 1.
 
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
@@ -27,6 +29,9 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
   ];
 
   static override strict = false;
+
+  /** Reads stdin while writing reports: a closed stdout must not end it (base-command.ts). */
+  static override consumesInput = true;
 
   static override args = {
     topic: Args.string({ description: 'Topic to produce to.', required: true, ignoreStdin: true }),
@@ -45,83 +50,20 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     idempotent: Flags.boolean({ description: 'Produce through an idempotent producer (retries deduplicated; at most 1,024 records per batch).' }),
     'producer-name': Flags.string({ description: 'Produce through the durable idempotent producer NAME (implies --idempotent).', helpValue: 'NAME' }),
     transactional: Flags.boolean({ description: 'Produce the whole input in one transaction of --producer-name.', dependsOn: ['producer-name'] }),
+    partition: Flags.integer({ char: 'p', description: 'Send every record to this partition (1-based; crater brokers only).', min: 1 }),
+    delimiter: Flags.string({ char: 'D', description: 'Record delimiter instead of a newline (escapes \\n \\t \\r \\0 \\\\ \\xHH).', helpValue: 'DELIM' }),
+    'null-empty': Flags.boolean({ char: 'Z', description: 'Send empty records (empty value: a tombstone on a compacted topic) instead of skipping them.' }),
+    'file-per-record': Flags.boolean({ description: 'Each FILE (or stdin) is one record, byte for byte.' }),
   };
 
   async run(): Promise<undefined> {
     const { args, argv, flags } = await this.parse(Produce);
-    const jsonl = flags.input === 'jsonl';
-    if (jsonl && (flags.key !== undefined || flags['key-delimiter'] !== undefined || flags.header !== undefined)) {
-      this.fail(ExitCode.USAGE, '--input jsonl takes keys and headers from the envelope; drop -k, -K and -H');
-    }
-    if (flags['key-delimiter'] === '') this.fail(ExitCode.USAGE, '--key-delimiter must not be empty');
-    const { parseHeaderFlag, readInputLines } = await import('../cli/line-input.js');
-    const { ProduceRunner, recordsFromLines } = await import('../cli/producing.js');
-    const { connectOptions } = await import('../cli/connect.js');
-    const { connect } = await import('../client/index.js');
-    const { createSpinner } = await import('../cli/terminal.js');
-    const { produceSummary, deliveryFailureLine } = await import('../cli/render/records.js');
-    const headers = flags.header?.map(parseHeaderFlag);
-    const client = await connect({ ...connectOptions(flags), maxRequestFrameSize: flags['max-frame-size'] });
-    const { IdempotentProduce, transactionEndLine } = await import('../cli/transactional-produce.js');
-    const { Limits } = await import('../protocol/limits.js');
-    const codec = flags.codec as 'none' | 'gzip' | 'snappy';
-    const idempotent = flags.idempotent || flags['producer-name'] !== undefined;
-    const producer = idempotent ? IdempotentProduce.open(client, {
-      producerName: flags['producer-name'], codec, timeoutMs: flags.timeout, maxFrameBytes: flags['max-frame-size'],
-    }) : undefined;
-    // Cut batches where the producer would, so each request (and its count in the summary) is one the runner sent.
-    const batch = idempotent && flags.batch !== undefined ? Math.min(flags.batch, Limits.idempotentBatchRecords) : flags.batch;
-    const spinner = await createSpinner(`producing to ${args.topic}`);
-    const started = performance.now();
+    const { runProduce } = await import('../cli/produce-run.js');
+    const io = { signal: this.signal, reports: this.jsonEnabled() ? this.jsonLines() : undefined, diag: (t: string) => this.diag(t), chalk: this.stderrChalk };
     try {
-      if (headers && headers.length > 0 && !client.isCrater) {
-        this.fail(ExitCode.FAILURE, `record headers need a crater broker; ${client.address} is ${client.serverName ?? 'a broker that did not identify itself'}, nothing was sent`);
-      }
-      const writer = this.jsonEnabled() ? this.jsonLines() : undefined;
-      const runner = new ProduceRunner(
-        producer?.sender ?? client,
-        { topic: args.topic, batch, maxFrameBytes: flags['max-frame-size'], codec, timeoutMs: flags.timeout, idempotent },
-        async (d) => {
-          if (d.error) {
-            // The spinner owns the current stderr line; a failure line must not be drawn over.
-            const spinning = spinner.isSpinning;
-            spinner.stop();
-            this.diag(deliveryFailureLine(d, this.stderrChalk));
-            if (spinning) spinner.start();
-          }
-          if (writer) await writer.write(d);
-          spinner.text = `producing to ${args.topic}: ${runner.stats.delivered} records`;
-        },
-      );
-      spinner.start();
-      const files = (argv as string[]).slice(1);
-      const records = recordsFromLines(readInputLines(files), {
-        input: jsonl ? 'jsonl' : 'lines',
-        keyDelimiter: flags['key-delimiter'] === undefined ? undefined : Buffer.from(flags['key-delimiter'], 'utf8'),
-        key: flags.key === undefined ? undefined : Buffer.from(flags.key, 'utf8'),
-        headers,
-      });
-      if (producer && flags.transactional) {
-        const end = await producer.runTransaction(records, runner, this.signal);
-        spinner.stop();
-        writer?.detach();
-        this.diag(transactionEndLine(end, runner.stats.delivered));
-        // An abort may leave a read of stdin pending; nothing will consume it.
-        if (!end.committed) process.stdin.destroy();
-        if (!end.committed) this.setExitCode(end.reason === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.FAILURE);
-        return undefined;
-      }
-      // SIGINT is left to the base command (exit 130 at once): every record acked so far has been reported.
-      for await (const p of records) await runner.add(p);
-      await runner.flush();
-      spinner.stop();
-      writer?.detach();
-      this.diag(produceSummary(args.topic, runner.stats, performance.now() - started, this.stderrChalk));
-      if (runner.stats.failed.length > 0) this.setExitCode(ExitCode.FAILURE);
+      this.setExitCode(await runProduce(args.topic, (argv as string[]).slice(1), flags, io));
     } finally {
-      spinner.stop();
-      await producer?.close();
-      await client.close();
+      io.reports?.detach();
     }
     return undefined;
   }

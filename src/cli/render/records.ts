@@ -19,6 +19,17 @@ export function produceSummary(topic: string, stats: SendStats, elapsedMs: numbe
   return `${head} ${tail}; ${chalk.red(`${formatCount(failed)} failed`)}: ${shown}`;
 }
 
+/** The TTY-only progress line of `produce`: count so far and the rate since the start. */
+export function produceProgress(topic: string, delivered: number, elapsedMs: number): string {
+  return `producing to ${topic}: ${formatCount(delivered)} records, ${formatRate(delivered, elapsedMs)}`;
+}
+
+/** "1,234 records/s" over `elapsedMs`; "-" before anything can be measured. */
+export function formatRate(count: number, elapsedMs: number): string {
+  if (elapsedMs <= 0) return '- records/s';
+  return `${formatCount(Math.round((count * 1000) / elapsedMs))} records/s`;
+}
+
 /** A byte field as one table cell: text when it is exact UTF-8 without control characters, else tagged base64/hex. */
 export function bytesCell(bytes: Buffer | undefined, encoding: EnvelopeEncoding = 'auto'): string {
   if (bytes === undefined) return '';
