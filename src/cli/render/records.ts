@@ -1,5 +1,6 @@
 /** Human rendering for produce, consume and fetch: delivery failures, the produce summary, record tables. */
 import type { ChalkInstance } from 'chalk';
+import { opName } from '../../protocol/opcodes.js';
 import type { Delivery, SendStats } from '../producing.js';
 import { type EnvelopeEncoding, type EnvelopeSource, encodeBytes } from './envelope.js';
 import { formatCount, formatDuration } from './format.js';
@@ -51,4 +52,9 @@ export function recordColumns(encoding: EnvelopeEncoding = 'auto'): Column<Envel
       value: (r) => (r.headers === undefined ? '' : r.headers.map((h) => `${h.name}=${bytesCell(h.value, encoding)}`).join(', ')),
     },
   ];
+}
+
+/** `fetch --raw` frames as JSON-friendly rows: opcode, its name, correl and payload in hex. */
+export function rawFrameRows(frames: ReadonlyArray<{ op: number; correl: Buffer; payload: Buffer }>) {
+  return frames.map((f) => ({ op: f.op, name: opName(f.op), correl: f.correl.toString('hex'), payload: f.payload.toString('hex') }));
 }
