@@ -88,3 +88,9 @@ export function offsetColumns(groupIds: readonly string[]): Column<PartitionOffs
     ...groupIds.map((id, i): Column<PartitionOffsetsJson> => ({ header: `LAG(${id})`, value: (p) => p.groups[i]?.lag, align: 'right' })),
   ];
 }
+
+export const resetColumns: Column<{ partition: number; current: bigint | null; target: bigint }>[] = [
+  { header: 'PARTITION', value: (r) => r.partition, align: 'right' },
+  { header: 'CURRENT OFFSET', value: (r) => (r.current === null ? '-' : r.current), align: 'right' },
+  { header: 'NEW OFFSET', value: (r) => r.target, align: 'right' },
+];
