@@ -22,9 +22,24 @@ export class CommandFailure extends Error {
   }
 }
 
+/**
+ * oclif's missing-argument error (its parser's RequiredArgsError, which oclif does not export; recognised by class
+ * name and its `args` list). Its text appends a note about multi-value flags whenever the command has one, whether
+ * or not the user typed it, so crater words the message itself.
+ */
+function missingArgs(err: unknown): Array<{ name: string; description?: string }> | undefined {
+  if (typeof err !== 'object' || err === null || err.constructor.name !== 'RequiredArgsError') return undefined;
+  const args = (err as { args?: unknown }).args;
+  return Array.isArray(args) ? (args as Array<{ name: string; description?: string }>) : undefined;
+}
+
 /** Whatever oclif's parser threw (unknown flag, bad value, missing argument), re-thrown as our usage error. */
 export function toUsageError(err: unknown): UsageError {
-  const wrapped = new UsageError(oneLineMessage(err));
+  const missing = missingArgs(err);
+  const text = missing
+    ? `missing argument${missing.length === 1 ? '' : 's'} ${missing.map((a) => `${a.name.toUpperCase()}${a.description ? ` (${a.description.replace(/\.$/, '')})` : ''}`).join(', ')} (see --help)`
+    : oneLineMessage(err);
+  const wrapped = new UsageError(text);
   wrapped.cause = err;
   return wrapped;
 }

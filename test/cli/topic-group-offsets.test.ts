@@ -30,7 +30,7 @@ afterAll(async () => {
 
 describe('topic', () => {
   it('create, list, describe, alter, add-partitions and delete, each with its --json shape', async () => {
-    expect(await json(['topic', 'create', 'events', '--partitions', '2'])).toEqual({ topic: 'events', partitions: 2 });
+    expect(await json(['topic', 'create', 'events', '--partitions', '2'])).toEqual({ topic: 'events', partitions: 2, created: true });
     expect((await json(['topic', 'list'])).topics).toContain('events');
     const described = await json(['topic', 'describe', 'events']);
     expect(described).toMatchObject({ name: 'events', partitions: 2 });
