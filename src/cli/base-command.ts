@@ -13,7 +13,9 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 import type { ChalkInstance } from 'chalk';
 import { CommandFailure, errorCodeForJson, exitCodeForError, oneLineMessage, toUsageError } from './error-report.js';
+import { UsageError } from '../errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { applyProfile } from './profiles.js';
 import { stringifyJson } from './render/json.js';
 import { JsonlWriter, LineWriter } from './render/jsonl.js';
 import { type Column, renderTable } from './render/table.js';
@@ -159,9 +161,13 @@ export abstract class BaseCommand extends Command {
     argv?: string[],
   ): Promise<Interfaces.ParserOutput<F, B, A>> {
     try {
+      // A command that connects reads the client profile first: it fills unset CRATER_* variables, so oclif's
+      // flag > env > default order becomes flag > env > profile > default (profiles.ts).
+      const flags = (options ?? (this.constructor as typeof BaseCommand)).flags ?? {};
+      if ('broker' in flags) applyProfile(argv ?? this.argv);
       return await super.parse(options, argv);
     } catch (err) {
-      throw toUsageError(err);
+      throw err instanceof UsageError ? err : toUsageError(err);
     }
   }
 

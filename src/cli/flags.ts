@@ -79,19 +79,30 @@ export function passwordFlag() {
   });
 }
 
-/** `--timeout` in milliseconds (a unit suffix ms, s or m is accepted). */
+/** `--timeout` in milliseconds (a unit suffix ms, s or m is accepted; env CRATER_TIMEOUT, which a profile may fill). */
 export function timeoutFlag(options: { defaultMs: number; description?: string }) {
   return Flags.custom<number>({
     description: options.description ?? 'Request timeout in milliseconds (or with a unit: 500ms, 5s, 2m).',
-    helpValue: 'ms',
+    env: 'CRATER_TIMEOUT',
+    helpValue: 'duration',
     parse: async (input) => parseTimeoutMs(input),
     default: options.defaultMs,
   })();
 }
 
+/** `--profile NAME` (env CRATER_PROFILE): the client-config profile whose settings fill unset CRATER_* variables. */
+export function profileFlag() {
+  return Flags.string({
+    description: 'Client-config profile (CRATER_CLIENT_CONFIG or ~/.config/crater/config.json); flags and env win over it.',
+    env: 'CRATER_PROFILE',
+    helpValue: 'NAME',
+  });
+}
+
 /** The connection flags every network command takes, spread into its `static flags`. */
 export function connectionFlags(options: { timeoutMs?: number } = {}) {
   return {
+    profile: profileFlag(),
     broker: brokerFlag(),
     username: usernameFlag(),
     password: passwordFlag(),

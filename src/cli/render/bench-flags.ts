@@ -5,10 +5,11 @@
  */
 import { Flags } from '@oclif/core';
 import { UsageError } from '../../errors.js';
-import { formatHostPort, parseHostPort, passwordFlag, usernameFlag } from '../flags.js';
+import { formatHostPort, parseHostPort, passwordFlag, profileFlag, usernameFlag } from '../flags.js';
 
 export function benchTargetFlags() {
   return {
+    profile: profileFlag(),
     broker: Flags.custom<string>({
       char: 'b',
       description: 'Run against this broker (crater or MoonMQ) instead of an embedded crater broker in a child process.',
