@@ -30,6 +30,9 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
 
   static override strict = false;
 
+  // oclif would print "TOPIC... [FILE...]" for a command that takes extra arguments; it takes one TOPIC.
+  static override usage = '<%= command.id %> TOPIC [FILE...] [FLAGS]';
+
   /** Reads stdin while writing reports: a closed stdout must not end it (base-command.ts). */
   static override consumesInput = true;
 
