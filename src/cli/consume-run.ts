@@ -21,6 +21,8 @@ import { type EnvelopeEncoding, toEnvelope } from './render/envelope.js';
 import { DEFAULT_FORMAT, compileFormat } from './render/format-template.js';
 import { stringifyJson } from './render/json.js';
 import type { LineWriter } from './render/jsonl.js';
+import { formatRate } from './render/records.js';
+import { createSpinner, type Spinner } from './terminal.js';
 
 export const DEFAULT_GROUP = 'crater-cli';
 
@@ -58,6 +60,27 @@ export function chooseGroup(flags: ConsumeFlags): GroupChoice {
   const ephemeral = flags.group === undefined && (position !== undefined || flags.partition !== undefined);
   const group = flags.group ?? (ephemeral ? `${DEFAULT_GROUP}-${randomUUID().slice(0, 8)}` : DEFAULT_GROUP);
   return { group, ephemeral, position };
+}
+
+/**
+ * A progress line (count and rate) on stderr, only when stderr is a terminal and stdout is not: records on the
+ * terminal itself would be drawn over by it, and a pipe on stderr gets none.
+ */
+async function progress(topics: readonly string[]): Promise<Spinner | undefined> {
+  if (process.stdout.isTTY === true) return undefined;
+  return (await createSpinner(`consuming ${topics.join(', ')}`)).start();
+}
+
+function counted(emit: Emit, spinner: Spinner | undefined, topics: readonly string[]): Emit {
+  if (!spinner) return emit;
+  const started = performance.now();
+  let n = 0;
+  return async (r) => {
+    const bytes = await emit(r);
+    if (bytes !== undefined) n += 1;
+    spinner.text = `consuming ${topics.join(', ')}: ${n.toLocaleString('en-US')} records, ${formatRate(n, performance.now() - started)}`;
+    return bytes;
+  };
 }
 
 /** Record printers that report the bytes they wrote (the output window needs them) or undefined once stdout went. */
@@ -114,7 +137,10 @@ export async function runConsume(topics: readonly string[], flags: ConsumeFlags,
       isolation: flags.isolation as 'read_committed' | undefined,
       timeoutMs: flags.timeout,
     };
-    const outcome = await (flags.follow ? consumePush : consumePull)(client, options, emitter(flags, io), io.signal);
+    const spinner = await progress(topics);
+    const outcome = await (flags.follow ? consumePush : consumePull)(client, options, counted(emitter(flags, io), spinner, topics), io.signal).finally(
+      () => spinner?.stop(),
+    );
     if (outcome.cause === 'output-closed') return ExitCode.OK;
     const wanted = flags['max-records'];
     io.diag(endLine(outcome, topics, choice.group, wanted));

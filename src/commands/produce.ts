@@ -47,7 +47,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     key: Flags.string({ char: 'k', description: 'Key for every record.' }),
     header: Flags.string({ char: 'H', description: 'Header name=value for every record (repeatable).', multiple: true }),
     input: Flags.string({ description: 'Input format.', options: ['lines', 'jsonl'], default: 'lines' }),
-    batch: Flags.integer({ description: 'Records per PRODUCE_BATCH (1..10000); default: one PRODUCE per record.', min: 1, max: 10_000 }),
+    batch: Flags.integer({ description: 'Records per PRODUCE_BATCH (1..10000; alias --batch-size, as bench calls it); default: one PRODUCE per record.', min: 1, max: 10_000, aliases: ['batch-size'] }),
     'max-frame-size': Flags.integer({ description: "Largest frame to send (the broker's limit).", default: 1_048_576, min: 64 }),
     codec: Flags.string({ description: 'Compression the broker applies to stored values.', options: ['none', 'gzip', 'snappy'], default: 'none' }),
     idempotent: Flags.boolean({ description: 'Produce through an idempotent producer (retries deduplicated; at most 1,024 records per batch).' }),

@@ -124,6 +124,25 @@ describe('addressing and record boundaries', () => {
   });
 });
 
+describe('interrupts', () => {
+  it('Ctrl-C stops reading input, prints what was produced and exits 130; what was read has landed', async () => {
+    await createTopic('interrupted');
+    const child = spawnCrater(['produce', 'interrupted', '--batch-size', '2'], { broker: address });
+    child.child.stdin.write('one\ntwo\nthree\n');
+    // Poll until the first full batch has landed; stdin stays open, so only the interrupt can end the run.
+    const deadline = Date.now() + 30_000;
+    while ((await stored('interrupted')).length < 2) {
+      if (Date.now() > deadline) throw new Error('the first batch never landed');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.child.kill('SIGINT');
+    const { code, stderr } = await child.done;
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/interrupted: produced 3 of 3 records to interrupted .*; the rest of the input was not read/);
+    expect(await stored('interrupted')).toEqual(['1:one', '1:two', '1:three']);
+  }, 60_000);
+});
+
 describe('against a MoonMQ broker (one that does not identify itself as crater)', () => {
   it('-p is refused with a clear error and nothing is sent; plain produce still works', async () => {
     await createTopic('moon', 2);
