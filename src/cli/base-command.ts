@@ -13,7 +13,9 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 import type { ChalkInstance } from 'chalk';
 import { CommandFailure, errorCodeForJson, exitCodeForError, oneLineMessage, toUsageError } from './error-report.js';
+import { UsageError } from '../errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { applyProfile } from './profiles.js';
 import { stringifyJson } from './render/json.js';
 import { JsonlWriter, LineWriter } from './render/jsonl.js';
 import { type Column, renderTable } from './render/table.js';
@@ -46,6 +48,12 @@ function installStdoutGuard(): void {
 
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
+
+  /**
+   * A command that reads input while it writes output (produce) must not end quietly when stdout's reader goes:
+   * it finishes its input, and an error after that point is still reported and still fails the command.
+   */
+  static consumesInput = false;
 
   static override baseFlags = {
     verbose: Flags.boolean({
@@ -153,14 +161,19 @@ export abstract class BaseCommand extends Command {
     argv?: string[],
   ): Promise<Interfaces.ParserOutput<F, B, A>> {
     try {
+      // A command that connects reads the client profile first: it fills unset CRATER_* variables, so oclif's
+      // flag > env > default order becomes flag > env > profile > default (profiles.ts).
+      const flags = (options ?? (this.constructor as typeof BaseCommand)).flags ?? {};
+      if ('broker' in flags) applyProfile(argv ?? this.argv);
       return await super.parse(options, argv);
     } catch (err) {
-      throw toUsageError(err);
+      throw err instanceof UsageError ? err : toUsageError(err);
     }
   }
 
   protected override async catch(err: Error & { exitCode?: number }): Promise<never> {
-    if (this.#stopReason === 'stdout-closed' || stdoutClosed) {
+    const consumesInput = (this.constructor as typeof BaseCommand).consumesInput;
+    if (!consumesInput && (this.#stopReason === 'stdout-closed' || stdoutClosed)) {
       process.exitCode = ExitCode.OK;
       throw new Errors.ExitError(ExitCode.OK);
     }
@@ -177,7 +190,8 @@ export abstract class BaseCommand extends Command {
     process.off('SIGINT', this.#onSigint);
     if (active === this) active = undefined;
     if (err === undefined && this.#stopReason === 'interrupt') process.exitCode = ExitCode.INTERRUPTED;
-    if (err === undefined && this.#stopReason === 'stdout-closed') process.exitCode = ExitCode.OK;
+    const consumesInput = (this.constructor as typeof BaseCommand).consumesInput;
+    if (err === undefined && this.#stopReason === 'stdout-closed' && !consumesInput) process.exitCode = ExitCode.OK;
     await super.finally(err);
   }
 

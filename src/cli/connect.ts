@@ -5,6 +5,7 @@
  */
 import type { Backend } from '../client/backend.js';
 import type { Client, ConnectOptions } from '../client/index.js';
+import { ConnectionError } from '../errors.js';
 import { type HostPort, formatHostPort } from './flags.js';
 
 export interface ConnectionFlagValues {
@@ -25,14 +26,36 @@ export function connectOptions(flags: ConnectionFlagValues): ConnectOptions {
 
 /**
  * Connects to the backend the address names (kafka://... is Apache Kafka, anything else MoonMQ's protocol, which
- * greets and authenticates); a refused connection is a ConnectionError naming the address (exit 1). On Kafka one
- * stderr line says so, since partitions and offsets are then Kafka's (0-based, record counts).
+ * greets and authenticates); a refused connection is a ConnectionError naming the address and saying what to do
+ * (exit 1). On Kafka one stderr line says so, since partitions and offsets are then Kafka's (0-based, record counts).
  */
 export async function openClient(flags: ConnectionFlagValues, extra: Partial<ConnectOptions> = {}): Promise<Backend> {
   const { connectBackend } = await import('../client/connect-backend.js');
-  const backend = await connectBackend({ ...connectOptions(flags), ...extra });
+  let backend: Backend;
+  try {
+    backend = await connectBackend({ ...connectOptions(flags), ...extra });
+  } catch (error) {
+    throw withRefusedHint(error, formatHostPort(flags.broker));
+  }
   if (backend.kind === 'kafka') process.stderr.write(`backend: kafka ${backend.address} (partitions from 0, offsets are record counts)\n`);
   return backend;
+}
+
+/** openClient with further client options (a larger request frame for produce). */
+export function openClientWith(flags: ConnectionFlagValues, extra: Partial<ConnectOptions> = {}): Promise<Backend> {
+  return openClient(flags, extra);
+}
+/** The socket error behind a ConnectionError, classified by its errno code (never by message text). */
+function socketCode(error: unknown): string | undefined {
+  const cause = error instanceof ConnectionError ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
+  return typeof cause?.code === 'string' ? cause.code : undefined;
+}
+
+/** A refused connection says what to do about it: start a broker, or point at the right one. */
+export function withRefusedHint(error: unknown, address: string): unknown {
+  if (socketCode(error) !== 'ECONNREFUSED') return error;
+  const hint = `is a broker running at ${address}? start one with \`crater broker start\`, or set CRATER_BROKER / --broker`;
+  return new ConnectionError(`${(error as Error).message}; ${hint}`, { cause: (error as Error).cause });
 }
 
 export { moonmqOnly } from '../client/connect-backend.js';

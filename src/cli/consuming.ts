@@ -13,12 +13,16 @@
 import type { Backend as Client } from '../client/backend.js';
 import type { FetchedRecord, IsolationName } from '../client/index.js';
 import { abortableDelay } from './connect.js';
+import { OutputWindow } from './output-window.js';
 
 export type StopCause = 'count' | 'end' | 'idle' | 'interrupted' | 'output-closed' | 'stream-ended';
 
 export interface ConsumeLoopOptions {
-  topic: string;
+  /** One or more topics; pull mode reads them all on one connection, push mode the first. */
+  topics: readonly string[];
   group: string;
+  /** Only these 1-based partitions are printed (throwaway groups only: the others are dropped, not handed back). */
+  partitions?: readonly number[] | undefined;
   maxRecords?: number | undefined;
   exitAtEnd: boolean;
   idleTimeoutMs?: number | undefined;
@@ -26,8 +30,8 @@ export interface ConsumeLoopOptions {
   timeoutMs: number;
 }
 
-/** Prints one record; false when the output has gone and consumption should stop. */
-export type Emit = (record: FetchedRecord) => Promise<boolean>;
+/** Prints one record; the bytes written, or undefined when the output has gone and consumption should stop. */
+export type Emit = (record: FetchedRecord) => Promise<number | undefined>;
 
 export interface ConsumeOutcome {
   count: number;
@@ -39,74 +43,107 @@ export const FETCH_CHUNK = 500;
 /** Wait between FETCHes that came back empty. */
 export const EMPTY_POLL_MS = 100;
 
+type Ends = Map<string, Map<number, bigint | null>>;
+
+function wanted(o: ConsumeLoopOptions, r: FetchedRecord): boolean {
+  return o.partitions === undefined || o.partitions.includes(r.partition);
+}
+
+/** Commits each (topic, partition) back to the offset given, so those records are read again. */
+async function commitBack(client: Client, back: Map<string, Map<number, bigint>>): Promise<void> {
+  for (const [topic, byPartition] of back) for (const [partition, offset] of byPartition) await client.commit(topic, partition, offset);
+}
+
+/** One FETCH's records written out; what did not get written (past the count, output gone) is returned. */
+async function writeOut(records: readonly FetchedRecord[], o: ConsumeLoopOptions, emit: Emit, window: OutputWindow, count: { n: number }) {
+  const unwritten: FetchedRecord[] = [];
+  let closed = false;
+  for (const r of records) {
+    if (!wanted(o, r)) continue;
+    const full = o.maxRecords !== undefined && count.n >= o.maxRecords;
+    const bytes = full || closed ? undefined : await emit(r);
+    if (bytes === undefined) {
+      closed ||= !full;
+      unwritten.push(r);
+      continue;
+    }
+    window.wrote(r, bytes);
+    count.n += 1;
+  }
+  return { unwritten, closed };
+}
+
 export async function consumePull(client: Client, o: ConsumeLoopOptions, emit: Emit, signal: AbortSignal): Promise<ConsumeOutcome> {
-  const ends = o.exitAtEnd ? await endOffsets(client, o.topic, o.isolation === 'read_committed') : undefined;
-  let count = 0;
+  const ends = o.exitAtEnd ? await endOffsets(client, o, o.isolation === 'read_committed') : undefined;
+  const window = new OutputWindow();
+  const count = { n: 0 };
   let lastRecordAt = performance.now();
-  for (;;) {
-    if (signal.aborted) return { count, cause: signal.reason === 'stdout-closed' ? 'output-closed' : 'interrupted' };
-    const want = o.maxRecords === undefined ? FETCH_CHUNK : Math.min(o.maxRecords - count, FETCH_CHUNK);
-    const { records } = await client.fetch(o.topic, o.group, {
+  for (let poll = 0; ; poll++) {
+    if (signal.aborted) return { count: count.n, cause: signal.reason === 'stdout-closed' ? 'output-closed' : 'interrupted' };
+    const want = o.maxRecords === undefined ? FETCH_CHUNK : Math.min(o.maxRecords - count.n, FETCH_CHUNK);
+    // A FETCH reads every topic the connection has fetched so far; the first pass names each topic once.
+    const { records } = await client.fetch(o.topics[poll % o.topics.length]!, o.group, {
       maxRecords: want,
       headers: client.isCrater,
       isolation: o.isolation,
       timeoutMs: o.timeoutMs,
     });
-    const handBack = new Map<number, bigint>();
-    let outputClosed = false;
-    for (const r of records) {
-      const full = o.maxRecords !== undefined && count >= o.maxRecords;
-      if (full || outputClosed || !(await emit(r))) {
-        outputClosed ||= !full;
-        if (!handBack.has(r.partition)) handBack.set(r.partition, r.offset);
-        continue;
-      }
-      count += 1;
+    const { unwritten, closed } = await writeOut(records, o, emit, window, count);
+    if (closed) {
+      await commitBack(client, window.handBack(unwritten));
+      return { count: count.n, cause: 'output-closed' };
     }
-    for (const [partition, offset] of handBack) await client.commit(o.topic, partition, offset);
-    if (outputClosed) return { count, cause: 'output-closed' };
-    if (o.maxRecords !== undefined && count >= o.maxRecords) return { count, cause: 'count' };
-    if (records.length > 0) {
-      lastRecordAt = performance.now();
-      if (ends && (await allAtEnd(client, o.group, o.topic, ends))) return { count, cause: 'end' };
+    if (unwritten.length > 0) await commitBack(client, new OutputWindow(0).handBack(unwritten));
+    if (o.maxRecords !== undefined && count.n >= o.maxRecords) return { count: count.n, cause: 'count' };
+    const firstPass = poll < o.topics.length - 1;
+    if (records.length > 0 || firstPass) {
+      if (records.length > 0) lastRecordAt = performance.now();
+      if (ends && !firstPass && (await allAtEnd(client, o.group, ends))) return { count: count.n, cause: 'end' };
       continue;
     }
-    if (ends) return { count, cause: 'end' };
+    if (ends) return { count: count.n, cause: 'end' };
     const idleLeft = o.idleTimeoutMs === undefined ? Infinity : o.idleTimeoutMs - (performance.now() - lastRecordAt);
-    if (idleLeft <= 0) return { count, cause: 'idle' };
+    if (idleLeft <= 0) return { count: count.n, cause: 'idle' };
     await abortableDelay(Math.min(EMPTY_POLL_MS, idleLeft), signal);
   }
 }
 
 /**
- * Partition → the end offset to reach: the high watermark, the end of what the broker serves (null when the
- * partition was empty at start and needs no reading). A read_committed reader cannot pass the LSO (an open
- * transaction's first offset), so its end is the LSO.
+ * Topic → partition → the end offset to reach (null when the partition was empty at start, or is not one of the
+ * chosen partitions, and needs no reading). A read_committed reader cannot pass the LSO (an open transaction's
+ * first offset), so its end is the LSO.
  */
-async function endOffsets(client: Client, topic: string, readCommitted: boolean): Promise<Map<number, bigint | null>> {
-  const { partitions } = await client.listOffsets(topic);
-  return new Map(
-    partitions.map((p) => {
+async function endOffsets(client: Client, o: ConsumeLoopOptions, readCommitted: boolean): Promise<Ends> {
+  const ends: Ends = new Map();
+  for (const topic of o.topics) {
+    const { partitions } = await client.listOffsets(topic);
+    const byPartition = new Map<number, bigint | null>();
+    for (const p of partitions) {
       const end = readCommitted ? p.lso : p.highWatermark;
-      return [p.partition, end <= p.earliest ? null : end];
-    }),
-  );
+      const chosen = o.partitions === undefined || o.partitions.includes(p.partition);
+      byPartition.set(p.partition, !chosen || end <= p.earliest ? null : end);
+    }
+    ends.set(topic, byPartition);
+  }
+  return ends;
 }
 
-async function allAtEnd(client: Client, group: string, topic: string, ends: Map<number, bigint | null>): Promise<boolean> {
+async function allAtEnd(client: Client, group: string, ends: Ends): Promise<boolean> {
   const { offsets } = await client.describeGroup(group);
-  const committed = new Map(offsets.filter((c) => c.topic === topic).map((c) => [c.partition, c.offset]));
-  for (const [partition, end] of ends) {
-    if (end === null) continue;
-    const at = committed.get(partition);
-    if (at === undefined || at < end) return false;
+  const committed = new Map(offsets.map((c) => [`${c.topic}\0${c.partition}`, c.offset]));
+  for (const [topic, byPartition] of ends) {
+    for (const [partition, end] of byPartition) {
+      if (end === null) continue;
+      const at = committed.get(`${topic}\0${partition}`);
+      if (at === undefined || at < end) return false;
+    }
   }
   return true;
 }
 
 /** SUBSCRIBE push: the broker streams records as they land; stops at the count, the idle timeout or a signal. */
 export async function consumePush(client: Client, o: ConsumeLoopOptions, emit: Emit, signal: AbortSignal): Promise<ConsumeOutcome> {
-  const sub = client.subscribe(o.topic, o.group, { isolation: o.isolation });
+  const sub = client.subscribe(o.topics[0]!, o.group, { isolation: o.isolation });
   const it = sub[Symbol.asyncIterator]();
   let count = 0;
   const stopped = new Promise<'signal'>((resolve) => {
@@ -126,27 +163,11 @@ export async function consumePush(client: Client, o: ConsumeLoopOptions, emit: E
       if (next === 'idle') return { count, cause: 'idle' };
       if (next === 'signal') continue;
       if (next.done) return { count, cause: 'stream-ended' };
-      if (!(await emit(next.value))) return { count, cause: 'output-closed' };
+      if ((await emit(next.value)) === undefined) return { count, cause: 'output-closed' };
       count += 1;
       if (o.maxRecords !== undefined && count >= o.maxRecords) return { count, cause: 'count' };
     }
   } finally {
     await sub.close();
-  }
-}
-
-/**
- * `--from beginning` for a named group: COMMIT needs a connection that has fetched, so a throwaway connection
- * FETCHes once (what it receives is dropped), commits each partition's earliest offset, and closes; the consuming
- * connection then starts from there. A member of the group that is still connected keeps its own position.
- */
-export async function rewindGroup(open: () => Promise<Client>, topic: string, group: string, timeoutMs: number): Promise<void> {
-  const side = await open();
-  try {
-    await side.fetch(topic, group, { maxRecords: 1, timeoutMs });
-    const { partitions } = await side.listOffsets(topic);
-    for (const p of partitions) await side.commit(topic, p.partition, p.earliest);
-  } finally {
-    await side.close();
   }
 }

@@ -2,7 +2,8 @@
  * How an error leaving a command becomes an exit code, a JSON `code` and one line of text. Errors are classified by
  * class and `code`, never by message text (a parse error's text is only reshaped onto one line).
  */
-import { CraterError, UsageError } from '../errors.js';
+import { BrokerError, CraterError, UsageError } from '../errors.js';
+import { ErrorCode } from '../protocol/error-codes.js';
 import { ExitCode, type ExitCodeValue, exitCodeName } from './exit-codes.js';
 
 /**
@@ -21,9 +22,24 @@ export class CommandFailure extends Error {
   }
 }
 
+/**
+ * oclif's missing-argument error (its parser's RequiredArgsError, which oclif does not export; recognised by class
+ * name and its `args` list). Its text appends a note about multi-value flags whenever the command has one, whether
+ * or not the user typed it, so crater words the message itself.
+ */
+function missingArgs(err: unknown): Array<{ name: string; description?: string }> | undefined {
+  if (typeof err !== 'object' || err === null || err.constructor.name !== 'RequiredArgsError') return undefined;
+  const args = (err as { args?: unknown }).args;
+  return Array.isArray(args) ? (args as Array<{ name: string; description?: string }>) : undefined;
+}
+
 /** Whatever oclif's parser threw (unknown flag, bad value, missing argument), re-thrown as our usage error. */
 export function toUsageError(err: unknown): UsageError {
-  const wrapped = new UsageError(oneLineMessage(err));
+  const missing = missingArgs(err);
+  const text = missing
+    ? `missing argument${missing.length === 1 ? '' : 's'} ${missing.map((a) => `${a.name.toUpperCase()}${a.description ? ` (${a.description.replace(/\.$/, '')})` : ''}`).join(', ')} (see --help)`
+    : oneLineMessage(err);
+  const wrapped = new UsageError(text);
   wrapped.cause = err;
   return wrapped;
 }
@@ -79,4 +95,12 @@ export function oneLineMessage(err: unknown): string {
   }
   if (text === '') text = err instanceof Error ? err.name : 'unknown error';
   return hint ? `${text} (see --help)` : text;
+}
+
+/** A missing topic (ERR 5) says how to make it; any other error is returned as it is. */
+export function withTopicHint(err: unknown, topic: string): unknown {
+  if (!(err instanceof BrokerError) || err.errorCode !== ErrorCode.TOPIC_MISSING) return err;
+  const hinted = new BrokerError(err.errorCode, err.errorName, `${err.message.replace(/^[^:]*: /, '')}; create it with \`crater topic create ${topic}\``);
+  hinted.cause = err;
+  return hinted;
 }

@@ -36,17 +36,37 @@ export function formatHostPort(address: HostPort): string {
   return address.kafka ?? formatAddress(address);
 }
 
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/;
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000 } as const;
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-/** A timeout in milliseconds: "500" and "500ms" are the same; "5s" and "2m" are accepted. Must be at least 1 ms. */
-export function parseTimeoutMs(input: string): number {
+/** A duration with a unit (ms, s, m, h, d); a bare number is in `bareUnit`. Undefined when it does not parse. */
+export function parseDuration(input: string, bareUnit: keyof typeof UNIT_MS = 'ms'): number | undefined {
   const match = DURATION.exec(input.trim());
-  if (!match) throw new UsageError(`invalid timeout "${input}": expected milliseconds, or a number with ms, s or m`);
-  const unit = (match[2] ?? 'ms') as keyof typeof UNIT_MS;
+  if (!match) return undefined;
+  const unit = (match[2] ?? bareUnit) as keyof typeof UNIT_MS;
   const ms = Math.round(Number(match[1]) * UNIT_MS[unit]);
-  if (!Number.isSafeInteger(ms) || ms < 1) throw new UsageError(`invalid timeout "${input}": must be at least 1 ms`);
+  return Number.isSafeInteger(ms) ? ms : undefined;
+}
+
+/** A timeout in milliseconds: "500" and "500ms" are the same; "5s", "2m", "1h" are accepted. Must be at least 1 ms. */
+export function parseTimeoutMs(input: string): number {
+  const ms = parseDuration(input);
+  if (ms === undefined) throw new UsageError(`invalid duration "${input}": expected milliseconds, or a number with ms, s, m, h or d`);
+  if (ms < 1) throw new UsageError(`invalid duration "${input}": must be at least 1 ms`);
   return ms;
+}
+
+/** Topic config keys whose wire value is whole seconds; `topic alter --set retention=7d` converts. */
+export const SECONDS_KEYS: readonly string[] = ['retention', 'cleaner_interval'];
+
+/** A seconds-valued config entry as the wire wants it: a bare number is kept, a duration with a unit becomes seconds. */
+export function configValue(key: string, value: string): string {
+  if (!SECONDS_KEYS.includes(key) || /^\d+$/.test(value.trim())) return value;
+  const ms = parseDuration(value, 's');
+  if (ms === undefined || ms % 1000 !== 0 || ms < 1000) {
+    throw new UsageError(`${key}=${value}: expected whole seconds, or a duration such as 90s, 12h, 7d`);
+  }
+  return String(ms / 1000);
 }
 
 export interface BrokerFlagOptions {
@@ -86,19 +106,30 @@ export function passwordFlag() {
   });
 }
 
-/** `--timeout` in milliseconds (a unit suffix ms, s or m is accepted). */
+/** `--timeout` in milliseconds (a unit suffix ms, s or m is accepted; env CRATER_TIMEOUT, which a profile may fill). */
 export function timeoutFlag(options: { defaultMs: number; description?: string }) {
   return Flags.custom<number>({
     description: options.description ?? 'Request timeout in milliseconds (or with a unit: 500ms, 5s, 2m).',
-    helpValue: 'ms',
+    env: 'CRATER_TIMEOUT',
+    helpValue: 'duration',
     parse: async (input) => parseTimeoutMs(input),
     default: options.defaultMs,
   })();
 }
 
+/** `--profile NAME` (env CRATER_PROFILE): the client-config profile whose settings fill unset CRATER_* variables. */
+export function profileFlag() {
+  return Flags.string({
+    description: 'Client-config profile (CRATER_CLIENT_CONFIG or ~/.config/crater/config.json); flags and env win over it.',
+    env: 'CRATER_PROFILE',
+    helpValue: 'NAME',
+  });
+}
+
 /** The connection flags every network command takes, spread into its `static flags`. */
 export function connectionFlags(options: { timeoutMs?: number } = {}) {
   return {
+    profile: profileFlag(),
     broker: brokerFlag(),
     username: usernameFlag(),
     password: passwordFlag(),

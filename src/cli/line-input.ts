@@ -14,35 +14,81 @@ export interface InputLine {
   lineNo: number;
 }
 
-const NEWLINE = 0x0a;
+const NEWLINE = Buffer.from('\n');
 
-/** Splits a stream of chunks into lines; chunk boundaries may fall anywhere, even inside a multi-byte character. */
-export async function* splitLines(chunks: AsyncIterable<Buffer | string>, source: string): AsyncGenerator<InputLine> {
-  let pending: Buffer[] = [];
+/**
+ * Splits a stream of chunks into records at `delimiter` (a newline unless `-D` says otherwise); chunk boundaries may
+ * fall anywhere, even inside a multi-byte character or a multi-byte delimiter.
+ */
+export async function* splitLines(
+  chunks: AsyncIterable<Buffer | string>,
+  source: string,
+  delimiter: Buffer = NEWLINE,
+): AsyncGenerator<InputLine> {
+  if (delimiter.length === 0) throw new UsageError('the record delimiter must not be empty');
+  let carry = Buffer.alloc(0);
   let lineNo = 0;
   for await (const raw of chunks) {
     const chunk = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
+    const buf = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
     let start = 0;
-    for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
-      const piece = chunk.subarray(start, nl);
-      const bytes = pending.length === 0 ? Buffer.from(piece) : Buffer.concat([...pending, piece]);
-      pending = [];
+    for (let at = buf.indexOf(delimiter, start); at !== -1; at = buf.indexOf(delimiter, start)) {
       lineNo += 1;
-      yield { bytes, source, lineNo };
-      start = nl + 1;
+      yield { bytes: Buffer.from(buf.subarray(start, at)), source, lineNo };
+      start = at + delimiter.length;
     }
-    if (start < chunk.length) pending.push(Buffer.from(chunk.subarray(start)));
+    carry = Buffer.from(buf.subarray(start));
   }
-  if (pending.length > 0) yield { bytes: Buffer.concat(pending), source, lineNo: lineNo + 1 };
+  if (carry.length > 0) yield { bytes: carry, source, lineNo: lineNo + 1 };
 }
 
-/** Lines of each file in turn, or of stdin when no file (or "-") is given. */
-export async function* readInputLines(files: readonly string[], stdin: NodeJS.ReadableStream = process.stdin): AsyncGenerator<InputLine> {
+/** How `crater produce` cuts its input into records. */
+export interface InputSplit {
+  /** Record delimiter (`-D`); a newline by default. */
+  delimiter?: Buffer | undefined;
+  /** Each file (or stdin) is one record, byte for byte (`--file-per-record`). */
+  filePerRecord?: boolean | undefined;
+}
+
+async function* wholeInput(chunks: AsyncIterable<Buffer | string>, source: string): AsyncGenerator<InputLine> {
+  const parts: Buffer[] = [];
+  for await (const raw of chunks) parts.push(typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw);
+  yield { bytes: Buffer.concat(parts), source, lineNo: 1 };
+}
+
+/** Records of each file in turn, or of stdin when no file (or "-") is given. */
+export async function* readInputLines(
+  files: readonly string[],
+  stdin: NodeJS.ReadableStream = process.stdin,
+  split: InputSplit = {},
+): AsyncGenerator<InputLine> {
   const sources = files.length === 0 ? ['-'] : files;
   for (const file of sources) {
-    if (file === '-') yield* splitLines(stdin as AsyncIterable<Buffer>, 'stdin');
-    else yield* splitLines(createReadStream(file), file);
+    const chunks = file === '-' ? (stdin as AsyncIterable<Buffer>) : createReadStream(file);
+    const source = file === '-' ? 'stdin' : file;
+    yield* split.filePerRecord ? wholeInput(chunks, source) : splitLines(chunks, source, split.delimiter);
   }
+}
+
+/** `-D`'s text: the escapes \n \t \r \0 \\ and \xHH as kcat reads them, any other character as itself (UTF-8). */
+export function parseDelimiter(text: string): Buffer {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch !== '\\') {
+      bytes.push(...Buffer.from(ch, 'utf8'));
+      continue;
+    }
+    const next = text[++i];
+    const simple: Record<string, number> = { n: 0x0a, t: 0x09, r: 0x0d, '0': 0x00, '\\': 0x5c };
+    if (next !== undefined && next in simple) bytes.push(simple[next]!);
+    else if (next === 'x' && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 1, i + 3))) {
+      bytes.push(Number.parseInt(text.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else throw new UsageError(`delimiter "${text}": unknown escape \\${next ?? ''} (use \\n \\t \\r \\0 \\\\ or \\xHH)`);
+  }
+  if (bytes.length === 0) throw new UsageError('the record delimiter must not be empty');
+  return Buffer.from(bytes);
 }
 
 /**

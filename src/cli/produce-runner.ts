@@ -8,7 +8,8 @@
  * on. A lost connection, a timeout or an uncertain delivery ends it: what was already sent is reported, then the
  * first such error is thrown.
  */
-import { ConnectionError, CraterError, TimeoutError, UncertainDeliveryError } from '../errors.js';
+import { BrokerError, ConnectionError, CraterError, TimeoutError, UncertainDeliveryError } from '../errors.js';
+import { ErrorCode } from '../protocol/error-codes.js';
 import type { BackendProducer } from '../client/backend.js';
 import type { ProduceAck } from '../client/index.js';
 import type { Delivery, PendingRecord, SendStats } from './producing.js';
@@ -38,7 +39,9 @@ function charge(p: PendingRecord): number {
   return 8 + len(r.key) + len(r.value) + 256;
 }
 
+/** Errors that end the run: the outcome is unknown, the broker is gone, or every later record would fail alike. */
 function ends(error: CraterError): boolean {
+  if (error instanceof BrokerError) return error.errorCode === ErrorCode.TOPIC_MISSING;
   return error instanceof UncertainDeliveryError || error instanceof ConnectionError || error instanceof TimeoutError;
 }
 

@@ -37,13 +37,15 @@ export interface LineOptions {
   keyDelimiter?: Buffer | undefined;
   key?: Buffer | undefined;
   headers?: RecordHeader[] | undefined;
+  /** -Z: an empty line is sent as a record with an empty value (a tombstone on a compacted topic) instead of skipped. */
+  keepEmpty?: boolean | undefined;
 }
 
-/** Empty lines are skipped in both modes (an empty value is sent with --input jsonl and {"utf8":""}). */
+/** Empty lines are skipped in both modes unless keepEmpty (an empty value is sent with --input jsonl and {"utf8":""}). */
 export async function* recordsFromLines(lines: AsyncIterable<InputLine>, options: LineOptions): AsyncGenerator<PendingRecord> {
   let index = 0;
   for await (const line of lines) {
-    if (options.input === 'jsonl' ? line.bytes.toString('utf8').trim() === '' : line.bytes.length === 0) continue;
+    if (options.input === 'jsonl' ? line.bytes.toString('utf8').trim() === '' : line.bytes.length === 0 && !options.keepEmpty) continue;
     const base = { index: index++, source: line.source, lineNo: line.lineNo };
     if (options.input === 'jsonl') {
       try {

@@ -51,7 +51,10 @@ export class IdempotentProduce {
     await this.producer.beginTransaction();
     const stop = new AbortController();
     const onTerm = (): void => stop.abort('SIGTERM');
-    const onInterrupt = (): void => stop.abort(signal.reason === 'interrupt' ? 'SIGINT' : 'failure');
+    // Only Ctrl-C aborts: a closed stdout stops the delivery reports, not the transaction (produce-run.ts).
+    const onInterrupt = (): void => {
+      if (signal.reason === 'interrupt') stop.abort('SIGINT');
+    };
     process.once('SIGTERM', onTerm);
     signal.addEventListener('abort', onInterrupt, { once: true });
     const stopped = new Promise<'stopped'>((resolve) => stop.signal.addEventListener('abort', () => resolve('stopped'), { once: true }));

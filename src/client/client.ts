@@ -139,7 +139,8 @@ export class Client implements Backend {
 
   /** An idempotent producer (`idempotent`, `producerName`) opens a connection of its own, reconnecting after a loss. */
   producer(options: ProducerOptions = {}): Producer {
-    if (!wantsIdempotence(options)) return new Producer(new DirectSink(this.session), options);
+    if (!wantsIdempotence(options)) return new Producer(new DirectSink(this.session, options.partition), options);
+    if (options.partition !== undefined) throw new UsageError('a fixed partition cannot be combined with an idempotent producer on MoonMQ\'s protocol');
     const sink = new IdempotentSink(undefined, {
       producerName: options.producerName,
       reconnect: () => openSession(this.connectOptions),

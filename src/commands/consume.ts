@@ -7,13 +7,15 @@ import { execFlags } from '../cli/exec-command.js';
 export const DEFAULT_GROUP = 'crater-cli';
 
 export default class Consume extends BaseCommand {
-  static override summary = 'Consume records as a group, printing them with a kcat-style format or as JSON lines.';
+  static override summary = 'Consume records from one or more topics, printing them with a kcat-style format or as JSON lines.';
 
-  static override description = `Reads TOPIC as consumer group --group (default "${DEFAULT_GROUP}") from where the group left off; the broker commits what it delivers, so the next run continues after it.
+  static override description = `Reads each TOPIC as consumer group --group (default "${DEFAULT_GROUP}") from where the group left off, as a member of that group while it runs (\`crater group describe\` shows it). Partitions are numbered from 1, as the protocol numbers them.
 
---from beginning without --group reads with a fresh group "${DEFAULT_GROUP}-<random>" (which starts at offset 0) and deletes that group on exit. With --group it first rewinds that group on this topic: a side connection FETCHes once (dropping what it gets) and COMMITs each partition's earliest offset, then consumption starts there. A member of the group still connected elsewhere keeps its own position.
+--from moves the group before reading, like kcat -o: beginning, end (only records produced from now on), committed (the default: do not move), OFFSET (that offset in every partition; an opaque cursor, a byte position on segmented topics, as printed by -f %o or --json), -N (the last N records of each partition; found by reading the partition once) or @TIMESTAMP_MS (the first record stamped at or after that time, via LIST_OFFSETS timestamp mode). With --group the move is for everyone in that group. Without --group, --from and -p/--partition N (repeatable) read through a throwaway group "${DEFAULT_GROUP}-<random>" that starts at the beginning and is deleted on exit; -p reads outside any group, as kcat -p does, so it refuses --group.
 
-Without --follow it polls with FETCH (record headers included on a crater broker); --follow uses SUBSCRIBE and the broker pushes records as they land (push frames carry no headers: "headers" is null). Records that arrived past --max-records, or after stdout's reader went away, are handed back to the group by committing their offsets (pull mode only: with --follow the broker has already committed what it pushed).
+Without --follow it polls with FETCH (record headers included on a crater broker); --follow uses SUBSCRIBE (one topic) and the broker pushes records as they land (push frames carry no headers: "headers" is null).
+
+What counts as consumed: the broker commits past everything it sends. crater hands records back to the group (commits their own offset) unless they were written to stdout: those past --max-records, and, when the reader of stdout goes away (\`| head -1\`), those not written plus the last 64 KiB of output, which may still have been in the pipe. The next run may see a few records again; it never skips one. (--follow: the broker has already committed what it pushed.)
 
 -e stops once every partition reaches the end offset (LIST_OFFSETS latest) seen at start. --idle-timeout stops after that long without a record.
 
@@ -25,78 +27,49 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
   static override examples = [
     '<%= config.bin %> <%= command.id %> orders -e',
     "<%= config.bin %> <%= command.id %> orders --from beginning -e -f '%p:%o %k=%s\\n'",
+    '<%= config.bin %> <%= command.id %> orders --from -10 -p 2 -e',
+    '<%= config.bin %> <%= command.id %> orders payments --from @1767225600000 -e --json',
     '<%= config.bin %> <%= command.id %> orders --group billing --max-records 10 --idle-timeout 5s --json',
     '<%= config.bin %> <%= command.id %> orders --follow',
     "<%= config.bin %> <%= command.id %> scans --group sorter --batch-size 500 --batch-timeout 2s --exec './sort.sh' --retries 3 --backoff 200ms:5s",
   ];
 
-  static override args = { topic: Args.string({ description: 'Topic to read.', required: true, ignoreStdin: true }) };
+  static override strict = false;
+
+  static override args = { topic: Args.string({ description: 'Topic to read; more topics may follow.', required: true, ignoreStdin: true }) };
 
   static override flags = {
     ...connectionFlags(),
-    group: Flags.string({ char: 'g', description: `Consumer group [default: ${DEFAULT_GROUP}; with --from beginning a fresh one].` }),
-    from: Flags.string({ description: "Where to start: the group's committed offsets, or the beginning.", options: ['committed', 'beginning'], default: 'committed' }),
+    group: Flags.string({ char: 'g', description: `Consumer group [default: ${DEFAULT_GROUP}; with --from or -p and no --group, a throwaway one].` }),
+    from: Flags.string({ char: 'o', description: 'Where to start: committed, beginning, end, OFFSET, -N (last N per partition) or @TIMESTAMP_MS.', default: 'committed', helpValue: 'POSITION' }),
+    partition: Flags.integer({ char: 'p', description: 'Only this partition (1-based; repeatable); reads outside any group.', multiple: true, min: 1 }),
     'max-records': Flags.integer({ char: 'n', description: `Stop after N records; exit ${ExitCode.INCOMPLETE} if -e or the idle timeout stops it first.`, min: 1 }),
     'exit-at-end': Flags.boolean({ char: 'e', description: 'Stop when every partition reaches the end offsets seen at start.', exclusive: ['follow'] }),
-    'idle-timeout': Flags.custom<number>({ description: 'Stop after this long without a record (ms, or 5s, 2m).', helpValue: 'ms', parse: async (s) => parseTimeoutMs(s) })(),
+    'idle-timeout': Flags.custom<number>({ description: 'Stop after this long without a record (ms, or 5s, 2m).', helpValue: 'duration', parse: async (s) => parseTimeoutMs(s) })(),
     isolation: Flags.string({ description: 'Transactional isolation.', options: ['read_uncommitted', 'read_committed'] }),
-    follow: Flags.boolean({ description: 'Receive records by SUBSCRIBE push instead of polling with FETCH.' }),
+    follow: Flags.boolean({ description: 'Receive records by SUBSCRIBE push instead of polling with FETCH (one topic).' }),
     format: Flags.string({ char: 'f', description: 'kcat-style output template.', exclusive: ['json'] }),
     encoding: Flags.string({ description: '--json byte fields: utf8 when exact (auto), else base64; or always base64/hex.', options: ['auto', 'base64', 'hex'], default: 'auto' }),
     ...execFlags(),
   };
 
   async run(): Promise<undefined> {
-    const { args, flags } = await this.parse(Consume);
+    const { argv, flags } = await this.parse(Consume);
     if (flags.exec !== undefined) {
       const { consumeExec } = await import('../cli/exec-command.js');
       const { openMoonmqClient } = await import('../cli/connect.js');
       const stdout = this.lines();
       const context = { signal: this.signal, json: this.jsonEnabled(), diag: (t: string) => this.diag(t), out: (t: string) => stdout.writeLine(t) };
-      const summary = await consumeExec(args.topic, flags, () => openMoonmqClient(flags, 'consume --exec (the batch consumer)'), context, DEFAULT_GROUP);
+      const summary = await consumeExec((argv as string[])[0]!, flags, () => openMoonmqClient(flags, 'consume --exec (the batch consumer)'), context, DEFAULT_GROUP);
       if (this.jsonEnabled()) this.logJson(summary);
       return undefined;
     }
-    const { openClient, writeBytes } = await import('../cli/connect.js');
-    const { consumePull, consumePush, rewindGroup } = await import('../cli/consuming.js');
-    const { toEnvelope } = await import('../cli/render/envelope.js');
-    const { compileFormat, DEFAULT_FORMAT } = await import('../cli/render/format-template.js');
-    const { randomUUID } = await import('node:crypto');
-    const format = compileFormat(flags.format ?? DEFAULT_FORMAT);
-    const ephemeral = flags.from === 'beginning' && flags.group === undefined;
-    const group = flags.group ?? (ephemeral ? `${DEFAULT_GROUP}-${randomUUID().slice(0, 8)}` : DEFAULT_GROUP);
-    const signal = this.signal;
-    if (flags.from === 'beginning' && !ephemeral) await rewindGroup(() => openClient(flags), args.topic, group, flags.timeout);
-    const client = await openClient(flags);
+    const { runConsume } = await import('../cli/consume-run.js');
+    const lines = this.jsonEnabled() ? this.jsonLines() : undefined;
     try {
-      await client.describeTopic(args.topic);
-      const writer = this.jsonEnabled() ? this.jsonLines() : undefined;
-      const encoding = flags.encoding as 'auto';
-      const emit = writer
-        ? (r: Parameters<typeof toEnvelope>[0]) => writer.write(toEnvelope(r, encoding))
-        : (r: Parameters<typeof toEnvelope>[0]) => writeBytes(process.stdout, format(r), signal);
-      const options = {
-        topic: args.topic,
-        group,
-        maxRecords: flags['max-records'],
-        exitAtEnd: flags['exit-at-end'],
-        idleTimeoutMs: flags['idle-timeout'],
-        isolation: flags.isolation as 'read_committed' | undefined,
-        timeoutMs: flags.timeout,
-      };
-      const outcome = await (flags.follow ? consumePush : consumePull)(client, options, emit, signal);
-      writer?.detach();
-      if (outcome.cause === 'output-closed') return undefined;
-      const wanted = flags['max-records'];
-      const why = { count: 'got them all', end: 'reached the end', idle: 'idle timeout', interrupted: 'interrupted', 'stream-ended': 'stream ended', 'output-closed': '' }[outcome.cause];
-      this.diag(`consumed ${outcome.count}${wanted === undefined ? '' : ` of ${wanted}`} records from ${args.topic} as group ${group}: ${why}`);
-      if (wanted !== undefined && outcome.count < wanted && (outcome.cause === 'end' || outcome.cause === 'idle')) {
-        this.diag(`incomplete: ${outcome.count} of ${wanted} records before ${why}`);
-        this.setExitCode(ExitCode.INCOMPLETE);
-      }
+      this.setExitCode(await runConsume(argv as string[], flags, { signal: this.signal, lines, diag: (t) => this.diag(t) }));
     } finally {
-      if (ephemeral) await client.deleteGroup(group).catch(() => {});
-      await client.close();
+      lines?.detach();
     }
     return undefined;
   }

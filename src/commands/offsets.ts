@@ -23,15 +23,15 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
   async run(): Promise<{ topic: string; partitions: PartitionOffsetsJson[] }> {
     const { args, flags } = await this.parse(Offsets);
     const { withClient } = await import('../cli/connect.js');
-    const { offsetColumns, offsetsJson } = await import('../cli/render/admin.js');
+    const { offsetColumns, offsetUnit, offsetsJson } = await import('../cli/render/admin.js');
     const groupIds = flags.group ?? [];
-    const partitions = await withClient(flags, async (c) => {
+    const { partitions, unit } = await withClient(flags, async (c) => {
       const offsets = await c.listOffsets(args.topic);
       const groups = [];
       for (const id of groupIds) groups.push(await c.describeGroup(id));
-      return offsetsJson(offsets, groups, args.topic);
+      return { partitions: offsetsJson(offsets, groups, args.topic), unit: offsetUnit(await c.describeTopic(args.topic)) };
     });
-    this.out(this.table(offsetColumns(groupIds), partitions));
+    this.out(this.table(offsetColumns(groupIds, unit), partitions));
     return { topic: args.topic, partitions };
   }
 }

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
-import { ExitCode, renderExitCodeTable } from '../cli/exit-codes.js';
+import { renderExitCodeTable } from '../cli/exit-codes.js';
 import { connectionFlags } from '../cli/flags.js';
 import { producerTuningFlags } from '../cli/produce-tuning.js';
 
@@ -15,7 +15,9 @@ export default class Produce extends BaseCommand {
 
 Records go through the producer's accumulator: they are batched per topic into PRODUCE_BATCH frames, each sent when its frame reaches --batch-bytes (default --max-frame-size, the broker's limit, 1 MiB by default) or --batch N records, or when --linger (5ms) passes; --max-in-flight requests (5) are outstanding at once; reading pauses while --buffer-bytes (32MiB) of records wait; each record has one --delivery-timeout (120s, at least --linger + --timeout) covering linger, requests and retries. --stats prints the producer's metrics (Kafka's names) on stderr at the end.
 
-Output: nothing on stdout, a summary on stderr (a spinner on a terminal). --json prints one delivery report per record on stdout as JSON lines, in input order: {index, source, line, topic, outcome:"acked", partition, offset}, or {index, source, line, topic, outcome:"failed"|"uncertain", error:{code, message}}. failed means not written; uncertain means it may have been written (the connection dropped or the deadline passed with its request out). A failed record (malformed line, too large, broker error) is reported with its input line and the others still go out; the command then exits 1. A lost connection, a timeout or an uncertain record ends the run (exit 1) once what was sent is reported.
+-D DELIM splits the input at DELIM instead of newlines; --file-per-record sends each FILE (or stdin) whole as one record. -Z sends empty records instead of skipping them: the protocol has no null value, so an empty value is what a tombstone is (a compacted topic drops the key), on crater and MoonMQ alike. -p N sends every record to partition N in the backend's numbering: on MoonMQ's protocol 1-based, through the BATCH_FLAG_PARTITION extension (a crater broker only, not with --idempotent; against any other broker it is refused and nothing is sent); on kafka:// 0-based.
+
+Output: nothing on stdout, a summary on stderr (a progress line with count and rate on a terminal, nothing extra in a pipe). If the reader of the delivery reports goes away (\`| head -1\`), the reports stop, one line on stderr says so, and the rest of the input is still produced: nothing read is dropped silently. Ctrl-C stops reading input, sends what was read, prints what was produced and exits 130. A missing topic stops at the first record with a hint to create it. --json prints one delivery report per record on stdout as JSON lines, in input order: {index, source, line, topic, outcome:"acked", partition, offset}, or {index, source, line, topic, outcome:"failed"|"uncertain", error:{code, message}}. failed means not written; uncertain means it may have been written (the connection dropped or the deadline passed with its request out). A failed record (malformed line, too large, broker error) is reported with its input line and the others still go out; the command then exits 1. A lost connection, a timeout or an uncertain record ends the run (exit 1) once what was sent is reported.
 
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
@@ -29,6 +31,12 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
 
   static override strict = false;
 
+  // oclif would print "TOPIC... [FILE...]" for a command that takes extra arguments; it takes one TOPIC.
+  static override usage = '<%= command.id %> TOPIC [FILE...] [FLAGS]';
+
+  /** Reads stdin while writing reports: a closed stdout must not end it (base-command.ts). */
+  static override consumesInput = true;
+
   static override args = {
     topic: Args.string({ description: 'Topic to produce to.', required: true, ignoreStdin: true }),
     file: Args.string({ description: 'Input files ("-" for stdin); stdin when none.', ignoreStdin: true }),
@@ -40,96 +48,27 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
     key: Flags.string({ char: 'k', description: 'Key for every record.' }),
     header: Flags.string({ char: 'H', description: 'Header name=value for every record (repeatable).', multiple: true }),
     input: Flags.string({ description: 'Input format.', options: ['lines', 'jsonl'], default: 'lines' }),
-    batch: Flags.integer({ description: 'At most N records per PRODUCE_BATCH (1..10000; 1,024 when idempotent).', min: 1, max: 10_000 }),
+    batch: Flags.integer({ description: 'At most N records per PRODUCE_BATCH (1..10000; 1,024 when idempotent; alias --batch-size, as bench calls it).', min: 1, max: 10_000, aliases: ['batch-size'] }),
     ...producerTuningFlags(),
     'max-frame-size': Flags.integer({ description: "Largest frame to send (the broker's limit).", default: 1_048_576, min: 64 }),
     codec: Flags.string({ description: 'Compression of stored values (lz4 and zstd: Kafka only).', options: ['none', 'gzip', 'snappy', 'lz4', 'zstd'], default: 'none' }),
-    partition: Flags.integer({ char: 'p', description: 'Kafka only: send every record to this partition (0-based); default: by key hash.', min: 0 }),
     idempotent: Flags.boolean({ description: 'Produce through an idempotent producer (retries deduplicated; at most 1,024 records per batch).' }),
     'producer-name': Flags.string({ description: 'Produce through the durable idempotent producer NAME (implies --idempotent).', helpValue: 'NAME' }),
     transactional: Flags.boolean({ description: 'Produce the whole input in one transaction of --producer-name.', dependsOn: ['producer-name'] }),
+    partition: Flags.integer({ char: 'p', description: 'Send every record to this partition (MoonMQ protocol: 1-based, crater brokers only; kafka://: 0-based).', min: 0 }),
+    delimiter: Flags.string({ char: 'D', description: 'Record delimiter instead of a newline (escapes \\n \\t \\r \\0 \\\\ \\xHH).', helpValue: 'DELIM' }),
+    'null-empty': Flags.boolean({ char: 'Z', description: 'Send empty records (empty value: a tombstone on a compacted topic) instead of skipping them.' }),
+    'file-per-record': Flags.boolean({ description: 'Each FILE (or stdin) is one record, byte for byte.' }),
   };
 
   async run(): Promise<undefined> {
     const { args, argv, flags } = await this.parse(Produce);
-    const jsonl = flags.input === 'jsonl';
-    if (jsonl && (flags.key !== undefined || flags['key-delimiter'] !== undefined || flags.header !== undefined)) {
-      this.fail(ExitCode.USAGE, '--input jsonl takes keys and headers from the envelope; drop -k, -K and -H');
-    }
-    if (flags['key-delimiter'] === '') this.fail(ExitCode.USAGE, '--key-delimiter must not be empty');
-    const { parseHeaderFlag, readInputLines } = await import('../cli/line-input.js');
-    const { ProduceRunner, recordsFromLines } = await import('../cli/producing.js');
-    const { openClient } = await import('../cli/connect.js');
-    const { createSpinner } = await import('../cli/terminal.js');
-    const { produceSummary, deliveryFailureLine } = await import('../cli/render/records.js');
-    const headers = flags.header?.map(parseHeaderFlag);
-    const { renderProducerStats, tuningOptions } = await import('../cli/produce-tuning.js');
-    const tuning = tuningOptions(flags, { idempotent: flags.idempotent || flags['producer-name'] !== undefined, maxFrameBytes: flags['max-frame-size'] });
-    const client = await openClient(flags, { maxRequestFrameSize: flags['max-frame-size'] });
-    if (flags.partition !== undefined && client.kind !== 'kafka') {
-      await client.close();
-      this.fail(ExitCode.USAGE, '--partition is for a kafka:// broker; MoonMQ picks the partition from the key');
-    }
-    const { IdempotentProduce, transactionEndLine } = await import('../cli/transactional-produce.js');
-    const codec = flags.codec as 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
-    const idempotent = flags.idempotent || flags['producer-name'] !== undefined;
-    const partition = flags.partition;
-    const producer = idempotent ? IdempotentProduce.open(client, {
-      producerName: flags['producer-name'], codec, partition, timeoutMs: flags.timeout, maxFrameBytes: flags['max-frame-size'], tuning,
-    }) : undefined;
-    const sender = producer?.producer ?? client.producer({ ...tuning, codec, ...(partition !== undefined && { partition }), maxFrameBytes: flags['max-frame-size'] });
-    const spinner = await createSpinner(`producing to ${args.topic}`);
-    const started = performance.now();
+    const { runProduce } = await import('../cli/produce-run.js');
+    const io = { signal: this.signal, reports: this.jsonEnabled() ? this.jsonLines() : undefined, json: this.jsonEnabled(), diag: (t: string) => this.diag(t), chalk: this.stderrChalk };
     try {
-      if (headers && headers.length > 0 && !client.supportsHeaders) {
-        this.fail(ExitCode.FAILURE, `record headers need a crater broker; ${client.address} is ${client.serverName ?? 'a broker that did not identify itself'}, nothing was sent`);
-      }
-      const writer = this.jsonEnabled() ? this.jsonLines() : undefined;
-      const runner = new ProduceRunner(
-        sender,
-        { topic: args.topic },
-        async (d) => {
-          if (d.error) {
-            // The spinner owns the current stderr line; a failure line must not be drawn over.
-            const spinning = spinner.isSpinning;
-            spinner.stop();
-            this.diag(deliveryFailureLine(d, this.stderrChalk));
-            if (spinning) spinner.start();
-          }
-          if (writer) await writer.write(d);
-          spinner.text = `producing to ${args.topic}: ${runner.stats.delivered} records`;
-        },
-      );
-      spinner.start();
-      const files = (argv as string[]).slice(1);
-      const records = recordsFromLines(readInputLines(files), {
-        input: jsonl ? 'jsonl' : 'lines',
-        keyDelimiter: flags['key-delimiter'] === undefined ? undefined : Buffer.from(flags['key-delimiter'], 'utf8'),
-        key: flags.key === undefined ? undefined : Buffer.from(flags.key, 'utf8'),
-        headers,
-      });
-      if (producer && flags.transactional) {
-        const end = await producer.runTransaction(records, runner, this.signal);
-        spinner.stop();
-        writer?.detach();
-        this.diag(transactionEndLine(end, runner.stats.delivered));
-        // An abort may leave a read of stdin pending; nothing will consume it.
-        if (!end.committed) process.stdin.destroy();
-        if (!end.committed) this.setExitCode(end.reason === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.FAILURE);
-        return undefined;
-      }
-      // SIGINT is left to the base command (exit 130 at once): every record acked so far has been reported.
-      for await (const p of records) await runner.add(p);
-      await runner.flush();
-      spinner.stop();
-      writer?.detach();
-      this.diag(produceSummary(args.topic, runner.stats, performance.now() - started, this.stderrChalk));
-      if (flags.stats && sender.metrics) this.diag(renderProducerStats(sender.metrics(), this.jsonEnabled()));
-      if (runner.stats.failed.length > 0) this.setExitCode(ExitCode.FAILURE);
+      this.setExitCode(await runProduce(args.topic, (argv as string[]).slice(1), flags, io));
     } finally {
-      spinner.stop();
-      await sender.close();
-      await client.close();
+      io.reports?.detach();
     }
     return undefined;
   }

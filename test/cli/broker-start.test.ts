@@ -61,7 +61,7 @@ describe('crater broker start', () => {
   it('prints exactly one CRATER_BROKER= line, serves clients, and exits 0 on SIGTERM', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crater-cli-'));
     dirs.push(dataDir);
-    const r = launch(['broker', 'start', '--data-dir', dataDir, '--topic', 'orders:3']);
+    const r = launch(['broker', 'start', '--port', '0', '--data-dir', dataDir, '--topic', 'orders:3']);
     const m = await waitForLine(r, /^CRATER_BROKER=127\.0\.0\.1:(\d+)\n/);
     const client = await RawClient.authenticated(Number(m[1]));
     const list = await client.requestFrame(Op.LIST_TOPICS);
@@ -69,7 +69,7 @@ describe('crater broker start', () => {
     expect(list.payload.includes(Buffer.from('orders'))).toBe(true);
     await client.close();
 
-    const second = launch(['broker', 'start', '--data-dir', dataDir]);
+    const second = launch(['broker', 'start', '--port', '0', '--data-dir', dataDir]);
     expect(await second.exited).toBe(1);
     expect(second.stderr()).toMatch(/in use by another broker/);
     expect(second.stdout()).toBe('');
@@ -82,7 +82,7 @@ describe('crater broker start', () => {
   }, 60_000);
 
   it('--json prints the address as an object; SIGINT stops gracefully with exit 0 and removes the temp dir', async () => {
-    const r = launch(['broker', 'start', '--json']);
+    const r = launch(['broker', 'start', '--port', '0', '--json']);
     await waitForLine(r, /\n/);
     const info = JSON.parse(r.stdout()) as { broker: string; port: number; dataDir: string };
     expect(info.broker).toBe(`127.0.0.1:${info.port}`);
@@ -93,10 +93,33 @@ describe('crater broker start', () => {
   }, 60_000);
 
   it('--exit-on-stdin-close stops when stdin ends', async () => {
-    const r = launch(['broker', 'start', '--exit-on-stdin-close']);
+    const r = launch(['broker', 'start', '--port', '0', '--exit-on-stdin-close']);
     await waitForLine(r, /^CRATER_BROKER=/);
     r.child.stdin!.end();
     expect(await r.exited).toBe(0);
+  }, 60_000);
+});
+
+describe('crater broker start: one address by default, and a pid to stop it by', () => {
+  it('says in its help that it listens on 9092 unless --port 0 asks for a free port', async () => {
+    const r = launch(['broker', 'start', '--help']);
+    expect(await r.exited).toBe(0);
+    const text = r.stdout().replace(/\s+/g, ' ');
+    expect(text).toContain('Listens on 127.0.0.1:9092 by default');
+    expect(text).toMatch(/--port=<value> \[env: CRATER_PORT\] Port; 0 picks a free one \[default: 9092/);
+  }, 60_000);
+
+  it('--pid-file holds the broker\'s own pid while it runs (kill "$(cat FILE)" stops it) and is removed on exit', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crater-pid-'));
+    dirs.push(dir);
+    const pidFile = path.join(dir, 'broker.pid');
+    const r = launch(['broker', 'start', '--port', '0', '--pid-file', pidFile]);
+    await waitForLine(r, /^CRATER_BROKER=/);
+    const pid = Number((await fs.readFile(pidFile, 'utf8')).trim());
+    expect(pid).toBe(r.child.pid);
+    process.kill(pid, 'SIGTERM');
+    expect(await r.exited).toBe(0);
+    await expect(fs.access(pidFile)).rejects.toThrow();
   }, 60_000);
 });
 

@@ -65,7 +65,8 @@ describe('crater binary', () => {
     const r = await crater(['no-such-command']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('command no-such-command not found');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('Error [ERR_USAGE]: unknown command "no-such-command"');
   });
 
   it('NO_COLOR turns off colour in help even when FORCE_COLOR asks for it', async () => {

@@ -30,7 +30,7 @@ afterAll(async () => {
 
 describe('topic', () => {
   it('create, list, describe, alter, add-partitions and delete, each with its --json shape', async () => {
-    expect(await json(['topic', 'create', 'events', '--partitions', '2'])).toEqual({ topic: 'events', partitions: 2 });
+    expect(await json(['topic', 'create', 'events', '--partitions', '2'])).toEqual({ topic: 'events', partitions: 2, created: true });
     expect((await json(['topic', 'list'])).topics).toContain('events');
     const described = await json(['topic', 'describe', 'events']);
     expect(described).toMatchObject({ name: 'events', partitions: 2 });
@@ -88,7 +88,8 @@ describe('offsets and group', () => {
     const after = await json(['offsets', 'lag', '--group', 'reader']);
     expect(after.partitions.map((p: { groups: Array<{ lag: number }> }) => p.groups[0]!.lag)).toEqual([0, 0]);
     const human = await crater(['offsets', 'lag', '--group', 'reader']);
-    expect(human.stdout.split('\n')[0]).toMatch(/PARTITION\s+EARLIEST\s+LATEST\s+HWM\s+LSO\s+LAG\(reader\)/);
+    // Segmented topic: offsets and lag are byte positions, and the headers say so.
+    expect(human.stdout.split('\n')[0]).toMatch(/PARTITION\s+EARLIEST \[bytes\]\s+LATEST \[bytes\]\s+HWM \[bytes\]\s+LSO \[bytes\]\s+LAG\(reader\) \[bytes\]/);
 
     const groups = await json(['group', 'list']);
     expect(groups.groups).toContainEqual({ groupId: 'reader', state: 'empty', memberCount: 0 });

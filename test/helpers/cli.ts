@@ -1,9 +1,10 @@
 /**
  * Runs the built CLI (bin/run.js over dist/; `npm test` builds first) as a child process and collects its output.
  * The child's environment is the test's minus anything that would change what it prints or where it connects
- * (colour, DEBUG, every CRATER_* variable), plus CRATER_BROKER when a broker address is given.
+ * (colour, DEBUG, every CRATER_* variable, the user's client config), plus CRATER_BROKER when a broker address is given.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from '../../src/client/client.js';
@@ -32,6 +33,8 @@ export interface CliRun {
 function childEnv(options: CliOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
   for (const key of Object.keys(env)) if (key.startsWith('CRATER_') || ['NO_COLOR', 'FORCE_COLOR', 'DEBUG'].includes(key)) delete env[key];
+  // A developer's own ~/.config/crater/config.json must not reach the CLI under test.
+  env.XDG_CONFIG_HOME = path.join(os.tmpdir(), 'crater-test-no-client-config');
   if (options.broker !== undefined) env.CRATER_BROKER = options.broker;
   return { ...env, ...options.env };
 }

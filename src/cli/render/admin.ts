@@ -78,13 +78,27 @@ export function offsetsJson(offsets: Offsets, groups: readonly GroupDescription[
   }));
 }
 
-export function offsetColumns(groupIds: readonly string[]): Column<PartitionOffsetsJson>[] {
+/** What an offset counts on a topic: bytes on the segmented backend (the default), records on commitlog. */
+export type OffsetUnit = 'bytes' | 'records';
+
+export function offsetUnit(d: TopicDescription): OffsetUnit {
+  return d.config.find((e) => e.key === 'backend')?.value === 'commitlog' ? 'records' : 'bytes';
+}
+
+export function offsetColumns(groupIds: readonly string[], unit: OffsetUnit = 'bytes'): Column<PartitionOffsetsJson>[] {
+  const u = ` [${unit}]`;
   return [
     { header: 'PARTITION', value: (p) => p.partition, align: 'right' },
-    { header: 'EARLIEST', value: (p) => p.earliest, align: 'right' },
-    { header: 'LATEST', value: (p) => p.latest, align: 'right' },
-    { header: 'HWM', value: (p) => p.highWatermark, align: 'right' },
-    { header: 'LSO', value: (p) => p.lso, align: 'right' },
-    ...groupIds.map((id, i): Column<PartitionOffsetsJson> => ({ header: `LAG(${id})`, value: (p) => p.groups[i]?.lag, align: 'right' })),
+    { header: `EARLIEST${u}`, value: (p) => p.earliest, align: 'right' },
+    { header: `LATEST${u}`, value: (p) => p.latest, align: 'right' },
+    { header: `HWM${u}`, value: (p) => p.highWatermark, align: 'right' },
+    { header: `LSO${u}`, value: (p) => p.lso, align: 'right' },
+    ...groupIds.map((id, i): Column<PartitionOffsetsJson> => ({ header: `LAG(${id})${u}`, value: (p) => p.groups[i]?.lag, align: 'right' })),
   ];
 }
+
+export const resetColumns: Column<{ partition: number; current: bigint | null; target: bigint }>[] = [
+  { header: 'PARTITION', value: (r) => r.partition, align: 'right' },
+  { header: 'CURRENT OFFSET', value: (r) => (r.current === null ? '-' : r.current), align: 'right' },
+  { header: 'NEW OFFSET', value: (r) => r.target, align: 'right' },
+];

@@ -1,17 +1,19 @@
 /**
  * Flags both bench commands take. It sits next to the bench renderers because the bench owns it; the parsers reuse
- * the shared ones from cli/flags.ts. `--broker` has no default and reads no environment variable on purpose:
- * without it the bench starts its own broker, and a CRATER_BROKER left in the shell must not silently redirect it.
+ * the shared ones from cli/flags.ts. `--broker` reads CRATER_BROKER like every network command (one rule for
+ * where crater connects); with neither, the bench starts its own embedded broker, and the report names its target.
  */
 import { Flags } from '@oclif/core';
 import { UsageError } from '../../errors.js';
-import { formatHostPort, parseHostPort, passwordFlag, usernameFlag } from '../flags.js';
+import { formatHostPort, parseHostPort, passwordFlag, profileFlag, usernameFlag } from '../flags.js';
 
 export function benchTargetFlags() {
   return {
+    profile: profileFlag(),
     broker: Flags.custom<string>({
       char: 'b',
       description: 'Run against this broker (crater or MoonMQ, or kafka://host:port[,...] for Apache Kafka) instead of an embedded crater broker in a child process.',
+      env: 'CRATER_BROKER',
       helpValue: 'host:port',
       parse: async (input) => formatHostPort(parseHostPort(input)),
     })(),

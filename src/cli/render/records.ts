@@ -1,5 +1,6 @@
 /** Human rendering for produce, consume and fetch: delivery failures, the produce summary, record tables. */
 import type { ChalkInstance } from 'chalk';
+import { opName } from '../../protocol/opcodes.js';
 import type { Delivery, SendStats } from '../producing.js';
 import { type EnvelopeEncoding, type EnvelopeSource, encodeBytes } from './envelope.js';
 import { formatCount, formatDuration } from './format.js';
@@ -17,6 +18,17 @@ export function produceSummary(topic: string, stats: SendStats, elapsedMs: numbe
   const lines = stats.failed.map((d) => `${d.source}:${d.line}`);
   const shown = lines.length > 20 ? `${lines.slice(0, 20).join(', ')}, … (${lines.length - 20} more)` : lines.join(', ');
   return `${head} ${tail}; ${chalk.red(`${formatCount(failed)} failed`)}: ${shown}`;
+}
+
+/** The TTY-only progress line of `produce`: count so far and the rate since the start. */
+export function produceProgress(topic: string, delivered: number, elapsedMs: number): string {
+  return `producing to ${topic}: ${formatCount(delivered)} records, ${formatRate(delivered, elapsedMs)}`;
+}
+
+/** "1,234 records/s" over `elapsedMs`; "-" before anything can be measured. */
+export function formatRate(count: number, elapsedMs: number): string {
+  if (elapsedMs <= 0) return '- records/s';
+  return `${formatCount(Math.round((count * 1000) / elapsedMs))} records/s`;
 }
 
 /** A byte field as one table cell: text when it is exact UTF-8 without control characters, else tagged base64/hex. */
@@ -40,4 +52,9 @@ export function recordColumns(encoding: EnvelopeEncoding = 'auto'): Column<Envel
       value: (r) => (r.headers === undefined ? '' : r.headers.map((h) => `${h.name}=${bytesCell(h.value, encoding)}`).join(', ')),
     },
   ];
+}
+
+/** `fetch --raw` frames as JSON-friendly rows: opcode, its name, correl and payload in hex. */
+export function rawFrameRows(frames: ReadonlyArray<{ op: number; correl: Buffer; payload: Buffer }>) {
+  return frames.map((f) => ({ op: f.op, name: opName(f.op), correl: f.correl.toString('hex'), payload: f.payload.toString('hex') }));
 }

@@ -12,6 +12,10 @@ import type {
   SegmentReport,
 } from '../../storage/inspect/types.js';
 import { formatBytes, formatCount } from './format.js';
+
+// The levels a command offers as flag options: a small table, loaded with the command, not the inspector.
+export { inspectLevels } from '../../storage/inspect/types.js';
+export type { InspectLevel } from '../../storage/inspect/types.js';
 import type { Column } from './table.js';
 
 export const byteEncodings = ['utf8', 'hex', 'base64'] as const;

@@ -1,17 +1,25 @@
 /** The plain sink: one PRODUCE per send and one PRODUCE_BATCH per chunk, on the client's own session. */
+import { UsageError } from '../../errors.js';
 import type { BatchResult, ProduceAck, ProducerRecord, ProduceSink, SendOptions } from '../producer/sink.js';
 import { produce, produceBatch } from './produce-ops.js';
 import type { Session } from './session.js';
 
 export class DirectSink implements ProduceSink {
-  constructor(private readonly session: Session) {}
+  /** `partition`: every record to it (1-based, BATCH_FLAG_PARTITION, crater brokers only); PRODUCE cannot say it. */
+  constructor(
+    private readonly session: Session,
+    private readonly partition?: number,
+  ) {}
 
-  send(topic: string, record: ProducerRecord, options: SendOptions): Promise<ProduceAck> {
-    return produce(this.session, topic, record, options);
+  async send(topic: string, record: ProducerRecord, options: SendOptions): Promise<ProduceAck> {
+    if (this.partition === undefined) return produce(this.session, topic, record, options);
+    const result = await this.sendBatch(topic, [record], options);
+    if (result.acks[0] === undefined) throw result.error ?? new UsageError('the broker acknowledged no record');
+    return result.acks[0];
   }
 
   sendBatch(topic: string, records: readonly ProducerRecord[], options: SendOptions): Promise<BatchResult> {
-    return produceBatch(this.session, topic, records, options);
+    return produceBatch(this.session, topic, records, { ...options, partition: this.partition });
   }
 
   canSend(): boolean {

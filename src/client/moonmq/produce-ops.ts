@@ -12,7 +12,7 @@ import { BatchFlag, Codec, codecNames, type CodecId, type CodecName } from '../.
 import { brokerError } from './connection.js';
 import type { Session } from './session.js';
 import type { BatchResult, ProducerRecord } from '../producer/sink.js';
-import { validateBatchCount, validateBytes, validateHeaders, validateTopicName } from '../validate.js';
+import { validateBatchCount, validateBytes, validateHeaders, validatePartitionId, validateTopicName } from '../validate.js';
 
 export type { BatchResult, ProduceAck, ProducerRecord };
 
@@ -20,6 +20,11 @@ export interface ProduceOptions {
   /** The broker compresses the (plaintext) value with this codec before storing it. */
   codec?: CodecId | CodecName | undefined;
   timeoutMs?: number | undefined;
+  /**
+   * PRODUCE_BATCH only: send every record to this 1-based partition (BATCH_FLAG_PARTITION, a crater extension; a
+   * UsageError before anything is sent to another broker).
+   */
+  partition?: number | undefined;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -47,6 +52,13 @@ export function requireHeaderSupport(session: Session): void {
   }
 }
 
+export function requirePartitionSupport(session: Session): void {
+  if (!session.server.isCrater) {
+    const who = session.server.name ?? 'a broker that did not identify itself';
+    throw new UsageError(`choosing the partition needs a crater broker; ${session.conn.label} is ${who}, nothing was sent`);
+  }
+}
+
 export async function produce(
   session: Session,
   topic: string,
@@ -57,6 +69,7 @@ export async function produce(
   if (record.headers && record.headers.length > 0) {
     throw new UsageError('PRODUCE carries no headers; send a record with headers through produceBatch');
   }
+  if (options.partition !== undefined) throw new UsageError('PRODUCE cannot choose a partition; use produceBatch');
   const key = toBuffer(record.key);
   const value = toBuffer(record.value);
   validateBytes('key', key);
@@ -99,10 +112,16 @@ export async function produceBatch(
   validateTopicName(topic);
   const prepared = prepareBatch(records);
   if (prepared.withHeaders) requireHeaderSupport(session);
+  const { partition } = options;
+  if (partition !== undefined) {
+    validatePartitionId(partition);
+    requirePartitionSupport(session);
+  }
   const message = {
-    flags: prepared.withHeaders ? BatchFlag.HEADERS : 0,
+    flags: (prepared.withHeaders ? BatchFlag.HEADERS : 0) | (partition === undefined ? 0 : BatchFlag.PARTITION),
     codec: codecId(options.codec),
     topic,
+    partition,
     records: prepared.records,
   };
   const ack = await session.conn.request(ProduceBatchRequest, message, ProduceBatchAckReply, {

@@ -3,7 +3,8 @@
  *
  *   FrameLen = 17 (op · correl) + 1 flags + 1 codec + 4 + topic + 4 count + Σ (4 + key + 4 + value [+ header block])
  *
- * plus 14 (u64 pid · u32 base_seq · u16 epoch) for an idempotent batch, and must not exceed `maxFrameBytes` (the
+ * plus 14 (u64 pid · u32 base_seq · u16 epoch) for an idempotent batch and 4 (u32 partition) for one with
+ * BATCH_FLAG_PARTITION, and must not exceed `maxFrameBytes` (the
  * broker's check is "FrameLen > max"), nor hold more than `maxRecords`.
  * When any record carries headers the whole batch is sent with BATCH_FLAG_HEADERS, so every entry pays a header
  * block (2 bytes when empty). Order is kept: chunk i holds the records right after chunk i − 1.
@@ -21,7 +22,9 @@ export interface SplitOptions {
   /** The topic the chunks go to; without it the 249-byte maximum is assumed. */
   topic?: string;
   /** The chunks go as IDEMPOTENT batches, whose frames carry the producer fields too. */
-  idempotent?: boolean;
+  idempotent?: boolean | undefined;
+  /** The chunks carry BATCH_FLAG_PARTITION and its u32 partition. */
+  fixedPartition?: boolean | undefined;
 }
 
 /** Bytes the producer id, base sequence and epoch add to an IDEMPOTENT PRODUCE_BATCH. */
@@ -39,8 +42,8 @@ export function batchEntrySize(record: ProducerRecord, withHeaders: boolean): nu
 }
 
 /** FrameLen of a PRODUCE_BATCH to `topic` before any entry. */
-export function batchOverhead(topicBytes: number, idempotent = false): number {
-  return FRAME_HEADER_BYTES + 2 + 4 + topicBytes + 4 + (idempotent ? IDEMPOTENT_BATCH_FIELDS : 0);
+export function batchOverhead(topicBytes: number, idempotent = false, fixedPartition = false): number {
+  return FRAME_HEADER_BYTES + 2 + 4 + topicBytes + 4 + (idempotent ? IDEMPOTENT_BATCH_FIELDS : 0) + (fixedPartition ? 4 : 0);
 }
 
 export function splitBatch<R extends ProducerRecord>(records: readonly R[], options: SplitOptions = {}): R[][] {
@@ -49,7 +52,7 @@ export function splitBatch<R extends ProducerRecord>(records: readonly R[], opti
   if (!Number.isInteger(maxRecords) || maxRecords < 1 || maxRecords > Limits.batchRecords) {
     throw new UsageError(`maxRecords must be 1..${Limits.batchRecords}, got ${maxRecords}`);
   }
-  const overhead = batchOverhead(options.topic === undefined ? Caps.topic : Buffer.byteLength(options.topic), options.idempotent);
+  const overhead = batchOverhead(options.topic === undefined ? Caps.topic : Buffer.byteLength(options.topic), options.idempotent, options.fixedPartition);
   const withHeaders = records.some((r) => r.headers !== undefined && r.headers.length > 0);
 
   const chunks: R[][] = [];

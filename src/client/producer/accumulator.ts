@@ -32,6 +32,8 @@ export interface AccumulatorTraits {
   /** The sink numbers records per (pid, topic): one batch per topic in flight, at most 1,024 records each. */
   idempotent: boolean;
   codec?: CodecId | CodecName | undefined;
+  /** The sink sends every batch to one partition (a 4-byte field in each frame; a single record goes as a batch too). */
+  fixedPartition?: boolean | undefined;
 }
 
 function byteLength(v: Buffer | string | undefined): number {
@@ -159,7 +161,7 @@ export class RecordAccumulator {
   private overhead(topic: string): number {
     if (topic !== this.lastTopic) {
       this.lastTopic = topic;
-      this.lastOverhead = batchOverhead(Buffer.byteLength(topic), this.traits.idempotent);
+      this.lastOverhead = batchOverhead(Buffer.byteLength(topic), this.traits.idempotent, this.traits.fixedPartition === true);
     }
     return this.lastOverhead;
   }
@@ -273,7 +275,7 @@ export class RecordAccumulator {
     if (this.partitioned && batch.partition !== undefined) {
       return (this.sink as PartitionedProduceSink).sendPartitionBatch(batch.topic, batch.partition, batch.records, options);
     }
-    if (batch.count === 1 && !batch.withHeaders) return this.sink.send(batch.topic, batch.records[0]!, options).then((ack) => ({ acks: [ack] }));
+    if (batch.count === 1 && !batch.withHeaders && this.traits.fixedPartition !== true) return this.sink.send(batch.topic, batch.records[0]!, options).then((ack) => ({ acks: [ack] }));
     return this.sink.sendBatch(batch.topic, batch.records, options);
   }
 

@@ -37,6 +37,11 @@ export interface ProducerOptions extends SendOptions, AccumulatorOptions {
   idempotent?: boolean;
   /** A durable producer: the same name keeps its pid across sessions and restarts, and each session fences the last. */
   producerName?: string;
+  /**
+   * Every record to this partition in the backend's numbering (MoonMQ's protocol: 1-based, BATCH_FLAG_PARTITION, a
+   * crater broker only and not with idempotence; Kafka: 0-based). Absent: the key's hash picks it.
+   */
+  partition?: number;
 }
 
 /** Whether `options` ask for an idempotent producer; a name with `idempotent: false` is a contradiction. */
@@ -65,7 +70,7 @@ export class Producer implements AsyncDisposable {
       { ...options, requestTimeoutMs: options.requestTimeoutMs ?? options.timeoutMs },
       { maxFrameBytes: options.maxFrameBytes, idempotent },
     );
-    this.accumulator = new RecordAccumulator(sink, resolved, { idempotent, codec: options.codec });
+    this.accumulator = new RecordAccumulator(sink, resolved, { idempotent, codec: options.codec, fixedPartition: options.partition !== undefined });
   }
 
   private readonly maxBatchRecords: number;

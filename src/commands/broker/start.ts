@@ -1,10 +1,10 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, type StopReason, formatHostPort } from '../../cli/index.js';
+import { BaseCommand, DEFAULT_BROKER_PORT, type StopReason, formatHostPort } from '../../cli/index.js';
 import { ShutdownIncompleteError } from '../../errors.js';
 
 export default class BrokerStart extends BaseCommand {
   static override summary = 'Run a broker in the foreground.';
-  static override description = `Prints one line, CRATER_BROKER=host:port (a JSON object with --json), on stdout once it listens; logs go to stderr. SIGINT or SIGTERM stop it gracefully (exit 0, also when the final sync fails on a full disk: that is logged as one line). A second broker on the same data directory fails at once (exit 1).
+  static override description = `Listens on 127.0.0.1:${DEFAULT_BROKER_PORT} by default, the address every client command uses when neither --broker nor CRATER_BROKER says otherwise; --port 0 picks a free port. Prints one line, CRATER_BROKER=host:port (a JSON object with --json), on stdout once it listens; logs go to stderr. SIGINT or SIGTERM stop it gracefully (exit 0, also when the final sync fails on a full disk: that is logged as one line). A second broker on the same data directory fails at once (exit 1).
 
 Settings, highest precedence first: flags, CRATER_* environment variables, the --config JSON file (MoonMQ appsettings.json "Server" {Host, Port, DataDir, MaxFrameSize, Acks, MaxSegmentSize, Retention, Topics, MaxConnections, MaxConnectionsPerIp, MaxPendingSendBytesTotal} and "Auth" {Username, PasswordHash} are read), defaults.
 
@@ -20,7 +20,7 @@ Connections past --max-connections (960) or --max-connections-per-ip (32) are re
     'data-dir': Flags.string({ description: 'Data directory (default: a temp dir removed on exit).', env: 'CRATER_DATA_DIR' }),
     'keep-data': Flags.boolean({ description: 'Keep the temp data directory on exit.' }),
     host: Flags.string({ description: 'Address to listen on [default: 127.0.0.1].', env: 'CRATER_HOST' }),
-    port: Flags.integer({ description: 'Port; 0 picks a free one [default: 0].', env: 'CRATER_PORT', min: 0, max: 65_535 }),
+    port: Flags.integer({ description: `Port; 0 picks a free one [default: ${DEFAULT_BROKER_PORT}, where every client looks].`, env: 'CRATER_PORT', min: 0, max: 65_535 }),
     acks: Flags.string({ description: 'When PRODUCE is acknowledged [default: leader].', env: 'CRATER_ACKS', options: ['none', 'leader'] }),
     username: Flags.string({ description: 'The one user AUTH accepts (open mode when absent).', env: 'CRATER_AUTH_USERNAME' }),
     'password-hash': Flags.string({ description: 'pbkdf2-sha256$iter$salt$hash, from `broker hash-password`.', env: 'CRATER_AUTH_PASSWORD_HASH' }),
@@ -37,6 +37,7 @@ Connections past --max-connections (960) or --max-connections-per-ip (32) are re
     }),
     config: Flags.string({ description: 'JSON settings file (MoonMQ appsettings.json accepted).', env: 'CRATER_CONFIG' }),
     'exit-on-stdin-close': Flags.boolean({ description: 'Stop when stdin closes (for supervisors and tests).' }),
+    'pid-file': Flags.string({ description: 'Write the broker\'s pid to this file once it listens; removed on exit.', helpValue: 'path' }),
   };
 
   #stopBroker: (() => void) | undefined;
@@ -49,7 +50,7 @@ Connections past --max-connections (960) or --max-connections-per-ip (32) are re
   async run(): Promise<Record<string, unknown> | undefined> {
     const { flags } = await this.parse(BrokerStart);
     const { Broker, launchOptions, readAppSettings } = await import('../../broker/index.js');
-    const { stderrLogger, temporaryDataDir } = await import('../../broker/run-support.js');
+    const { stderrLogger, temporaryDataDir, writePidFile } = await import('../../cli/broker-run.js');
     const file = flags.config ? await readAppSettings(flags.config) : {};
     const options = launchOptions(
       {
@@ -60,7 +61,9 @@ Connections past --max-connections (960) or --max-connections-per-ip (32) are re
       },
       file,
     );
+    options.port ??= DEFAULT_BROKER_PORT;
     const temp = options.dataDir === undefined ? await temporaryDataDir(flags['keep-data']) : undefined;
+    let pidFile: { remove(): Promise<void> } | undefined;
     try {
       const broker = await Broker.start({ ...options, dataDir: options.dataDir ?? temp!.dir, logger: stderrLogger(flags.verbose) });
       const stopped = new Promise<void>((resolve) => {
@@ -70,6 +73,7 @@ Connections past --max-connections (960) or --max-connections-per-ip (32) are re
           process.stdin.once('end', resolve).once('close', resolve).resume();
         }
       });
+      if (flags['pid-file'] !== undefined) pidFile = await writePidFile(flags['pid-file']);
       const { host, port } = broker.address;
       const address = formatHostPort({ host, port });
       if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify({ broker: address, host, port, dataDir: broker.dataDir })}\n`);
@@ -79,6 +83,7 @@ Connections past --max-connections (960) or --max-connections-per-ip (32) are re
       await stopBroker(broker);
       process.stdin.pause();
     } finally {
+      await pidFile?.remove();
       await temp?.remove();
     }
     return undefined;

@@ -12,7 +12,7 @@ import {
   segmentColumns,
   summaryLine,
 } from '../../cli/render/segments.js';
-import { type InspectLevel, inspectLevels } from '../../storage/inspect/types.js';
+import { type InspectLevel, inspectLevels } from '../../cli/render/segments.js';
 
 export default class SegmentsInspect extends BaseCommand {
   static override summary = 'Inspect segment files, partitions, topics or a whole data dir (read-only).';
@@ -48,8 +48,9 @@ ${findingsExitCodes()}`;
 
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(SegmentsInspect);
-    const { inspectPaths } = await import('../../storage/inspect/inspect.js');
+    const { inspectPaths, requireExistingPaths } = await import('../../cli/disk-readers.js');
     const paths = argv as string[];
+    requireExistingPaths(paths);
     const level = flags.level as InspectLevel;
     const enc = { key: flags['key-encoding'] as ByteEncoding, value: flags['value-encoding'] as ByteEncoding };
     const line = (value: unknown) => this.out(stringifyJson(value));

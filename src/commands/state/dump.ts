@@ -39,7 +39,9 @@ ${findingsExitCodes()}`;
 
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(StateDump);
-    const { dumpProducerState } = await import('../../storage/producer-state/dump.js');
+    const { dumpProducerState, requireExistingPaths } = await import('../../cli/disk-readers.js');
+    requireExistingPaths(argv as string[]);
+    if (flags.against !== undefined) requireExistingPaths([flags.against], '--against');
     const report = dumpProducerState(argv as string[], {
       history: flags.history,
       producer: flags.producer,

@@ -1,9 +1,11 @@
 /**
  * PRODUCE_BATCH (0x17)
- *   u8 flags                     bit 0 IDEMPOTENT · bit 1 HEADERS (extensions.md §3; only sent to a crater broker)
+ *   u8 flags                     bit 0 IDEMPOTENT · bit 1 HEADERS · bit 2 PARTITION (crater extensions, docs/extensions.md;
+ *                                only sent to a crater broker)
  *   u8 codec                     applied by the broker to every value
  *   str topic (cap 249)
  *   [u64 pid · u32 base_seq · u16 epoch]          only with IDEMPOTENT
+ *   [u32 partition]              only with PARTITION: every record goes to this 1-based partition
  *   u32 count                    1..10,000, else DecodeError (the broker answers ERR 1)
  *   count × (str key · str value · [header block, only with HEADERS])
  *
@@ -38,6 +40,8 @@ export interface ProduceBatch {
   producerId?: bigint | undefined;
   baseSeq?: number | undefined;
   epoch?: number | undefined;
+  /** Present exactly when `flags` has BATCH_FLAG_PARTITION: the 1-based partition every record goes to. */
+  partition?: number | undefined;
   records: BatchRecord[];
 }
 
@@ -58,7 +62,8 @@ export const ProduceBatchRequest = defineMessage<ProduceBatch>({
     const idempotent = (m.flags & BatchFlag.IDEMPOTENT) !== 0;
     const withHeaders = (m.flags & BatchFlag.HEADERS) !== 0;
     const records = m.records;
-    let size = 2 + strBound(m.topic) + (idempotent ? 14 : 0) + 4;
+    const fixed = (m.flags & BatchFlag.PARTITION) !== 0;
+    let size = 2 + strBound(m.topic) + (idempotent ? 14 : 0) + (fixed ? 4 : 0) + 4;
     for (let i = 0; i < records.length; i++) {
       const rec = records[i]!;
       size += 8 + rec.key.length + rec.value.length;
@@ -71,6 +76,10 @@ export const ProduceBatchRequest = defineMessage<ProduceBatch>({
         throw new RangeError('an IDEMPOTENT PRODUCE_BATCH needs producerId, baseSeq and epoch');
       }
       w.u64(m.producerId).u32(m.baseSeq).u16(m.epoch);
+    }
+    if (fixed) {
+      if (m.partition === undefined) throw new RangeError('a PARTITION PRODUCE_BATCH needs partition');
+      w.u32(m.partition);
     }
     w.u32(records.length);
     for (let i = 0; i < records.length; i++) {
@@ -89,6 +98,7 @@ export const ProduceBatchRequest = defineMessage<ProduceBatch>({
       message.baseSeq = r.u32('base_seq');
       message.epoch = r.u16('epoch');
     }
+    if (flags & BatchFlag.PARTITION) message.partition = r.u32('partition');
     const withHeaders = (flags & BatchFlag.HEADERS) !== 0;
     const countAt = r.offset;
     const n = r.count('count', withHeaders ? MIN_ENTRY_WITH_HEADERS : MIN_ENTRY, Limits.batchRecords);

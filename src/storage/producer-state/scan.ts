@@ -28,7 +28,11 @@ function targetsFor(input: string, findings: StateFinding[]): PartitionTarget[] 
   const found: Finding[] = [];
   const targets = discover(where, found);
   for (const f of found) findings.push({ kind: 'not-producer-state', file: f.file, position: 0, message: f.message });
-  const own = targets.filter((t) => t.topic === undefined || t.topic === PRODUCER_STATE_TOPIC);
+  // A partition dir or segment file named on its own is decoded by content, whatever its parent is called (a copy in
+  // /tmp/x/partition-3 is still producer state); the decoder reports records that fit no layout. Under a data or
+  // topic dir only the __producer_state topic is read.
+  const named = targets.length === 1 && (targets[0]!.dir === path.resolve(where) || targets[0]!.dir === where || targets[0]!.dir === path.dirname(where));
+  const own = named ? targets : targets.filter((t) => t.topic === undefined || t.topic === PRODUCER_STATE_TOPIC);
   if (targets.length > 0 && own.length === 0) {
     findings.push({ kind: 'not-producer-state', file: input, position: 0, message: `no ${PRODUCER_STATE_TOPIC} partitions here` });
   }

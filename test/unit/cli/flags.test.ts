@@ -49,14 +49,16 @@ describe('parseHostPort', () => {
 });
 
 describe('parseTimeoutMs', () => {
-  it('reads plain milliseconds and ms/s/m suffixes', () => {
+  it('reads plain milliseconds and ms/s/m/h/d suffixes', () => {
     expect(parseTimeoutMs('500')).toBe(500);
     expect(parseTimeoutMs('500ms')).toBe(500);
     expect(parseTimeoutMs('1.5s')).toBe(1500);
     expect(parseTimeoutMs('2m')).toBe(120_000);
+    expect(parseTimeoutMs('5h')).toBe(18_000_000);
+    expect(parseTimeoutMs('7d')).toBe(604_800_000);
   });
 
-  it.each(['', '0', '-5', 'abc', '5h', '0.0004s'])('refuses %j', (input) => {
+  it.each(['', '0', '-5', 'abc', '5w', '0.0004s'])('refuses %j', (input) => {
     expect(() => parseTimeoutMs(input)).toThrow(UsageError);
   });
 });

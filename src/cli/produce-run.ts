@@ -1,0 +1,190 @@
+/**
+ * What `crater produce` does between parsing its flags and exiting: check the flags against each other, open the
+ * client (and an idempotent producer when asked), read the input into records, feed them to the ProduceRunner and
+ * say how it ended. The rules that matter to a user:
+ *
+ * - every record read is produced or reported as failed: when the reader of the delivery reports goes away
+ *   (`| head -1`) the reports stop, one line on stderr says so, and the rest of the input is still produced;
+ * - Ctrl-C stops reading input, sends what was already read, prints what was produced and exits 130;
+ * - a missing topic ends the run at the first record (every later one would fail the same way).
+ */
+import type { Backend, BackendCodec } from '../client/backend.js';
+import { UsageError } from '../errors.js';
+import { openClientWith, type ConnectionFlagValues } from './connect.js';
+import { withTopicHint } from './error-report.js';
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { parseDelimiter, parseHeaderFlag, readInputLines } from './line-input.js';
+import { renderProducerStats, type TuningFlags, tuningOptions } from './produce-tuning.js';
+import { type Delivery, ProduceRunner, recordsFromLines } from './producing.js';
+import type { JsonlWriter } from './render/jsonl.js';
+import { deliveryFailureLine, produceProgress, produceSummary } from './render/records.js';
+import { createSpinner, type Spinner } from './terminal.js';
+import { IdempotentProduce, transactionEndLine } from './transactional-produce.js';
+import type { ChalkInstance } from 'chalk';
+
+export interface ProduceFlags extends ConnectionFlagValues, TuningFlags {
+  stats?: boolean | undefined;
+  'key-delimiter'?: string | undefined;
+  key?: string | undefined;
+  header?: string[] | undefined;
+  input: string;
+  batch?: number | undefined;
+  'max-frame-size': number;
+  codec: string;
+  idempotent: boolean;
+  'producer-name'?: string | undefined;
+  transactional: boolean;
+  partition?: number | undefined;
+  delimiter?: string | undefined;
+  'null-empty': boolean;
+  'file-per-record': boolean;
+}
+
+/** What the command lends the run: output, diagnostics and its stop signal. */
+export interface ProduceIo {
+  signal: AbortSignal;
+  /** The delivery-report writer under --json. */
+  reports?: JsonlWriter | undefined;
+  /** --json: --stats prints the metrics as one JSON line on stderr. */
+  json: boolean;
+  diag(text: string): void;
+  chalk: ChalkInstance;
+}
+
+/** Flag combinations that cannot work, refused before anything is opened. */
+export function checkProduceFlags(flags: ProduceFlags): void {
+  const jsonl = flags.input === 'jsonl';
+  if (jsonl && (flags.key !== undefined || flags['key-delimiter'] !== undefined || flags.header !== undefined)) {
+    throw new UsageError('--input jsonl takes keys and headers from the envelope; drop -k, -K and -H');
+  }
+  if (jsonl && (flags.delimiter !== undefined || flags['file-per-record'])) {
+    throw new UsageError('--input jsonl reads one envelope per line; drop -D and --file-per-record');
+  }
+  if (flags['file-per-record'] && flags.delimiter !== undefined) throw new UsageError('--file-per-record and -D exclude each other');
+  if (flags['key-delimiter'] === '') throw new UsageError('--key-delimiter must not be empty');
+}
+
+function inputRecords(files: readonly string[], flags: ProduceFlags) {
+  const split = {
+    delimiter: flags.delimiter === undefined ? undefined : parseDelimiter(flags.delimiter),
+    filePerRecord: flags['file-per-record'],
+  };
+  return recordsFromLines(readInputLines(files, process.stdin, split), {
+    input: flags.input === 'jsonl' ? 'jsonl' : 'lines',
+    keyDelimiter: flags['key-delimiter'] === undefined ? undefined : Buffer.from(flags['key-delimiter'], 'utf8'),
+    key: flags.key === undefined ? undefined : Buffer.from(flags.key, 'utf8'),
+    headers: flags.header?.map(parseHeaderFlag),
+    keepEmpty: flags['null-empty'],
+  });
+}
+
+/** What MoonMQ's protocol can carry only to a crater broker (Kafka has headers and partitions natively). */
+function requireCraterFor(client: Backend, flags: ProduceFlags, idempotent: boolean): void {
+  if (client.kind !== 'moonmq') return;
+  if (flags.partition !== undefined && idempotent) {
+    throw new UsageError('-p/--partition cannot be combined with --idempotent or --producer-name on MoonMQ\'s protocol');
+  }
+  if (client.isCrater) return;
+  const who = `${client.address} is ${client.serverName ?? 'a broker that did not identify itself'}, nothing was sent`;
+  if ((flags.header?.length ?? 0) > 0) throw new UsageError(`record headers need a crater broker; ${who}`);
+  if (flags.partition !== undefined) throw new UsageError(`-p/--partition needs a crater broker; ${who}`);
+}
+
+/** Reports each delivery: failures on stderr, reports on stdout until its reader goes, progress on the spinner. */
+function reporter(io: ProduceIo, spinner: Spinner, topic: string, started: number, stats: () => ProduceRunner['stats']) {
+  let reportsStopped = false;
+  let written = 0;
+  return async (d: Delivery): Promise<void> => {
+    if (d.error) {
+      // The spinner owns the current stderr line; a failure line must not be drawn over.
+      const spinning = spinner.isSpinning;
+      spinner.stop();
+      io.diag(deliveryFailureLine(d, io.chalk));
+      if (spinning) spinner.start();
+    }
+    if (io.reports && !reportsStopped) {
+      if (await io.reports.write(d)) written += 1;
+      else {
+        reportsStopped = true;
+        io.diag(`stdout closed after ${written} delivery reports; producing the rest of the input without reports`);
+      }
+    }
+    spinner.text = produceProgress(topic, stats().delivered, performance.now() - started);
+  };
+}
+
+/** Feeds records to the runner until the input ends or Ctrl-C; a closed stdout does not stop it. */
+async function feed(records: AsyncIterable<Parameters<ProduceRunner['add']>[0]>, runner: ProduceRunner, signal: AbortSignal): Promise<boolean> {
+  const interrupted = new Promise<'interrupted'>((resolve) => {
+    const check = (): void => {
+      if (signal.reason === 'interrupt') resolve('interrupted');
+    };
+    if (signal.aborted) check();
+    signal.addEventListener('abort', check);
+  });
+  const input = records[Symbol.asyncIterator]();
+  let complete = false;
+  for (;;) {
+    const next = await Promise.race([input.next(), interrupted]);
+    if (next === 'interrupted') break;
+    if (next.done) {
+      complete = true;
+      break;
+    }
+    await runner.add(next.value);
+  }
+  await runner.flush();
+  // After Ctrl-C a read of stdin may still be pending; nothing will consume it.
+  if (!complete) process.stdin.destroy();
+  return complete;
+}
+
+/** Runs the whole produce and returns the exit code it ends with. */
+export async function runProduce(topic: string, files: readonly string[], flags: ProduceFlags, io: ProduceIo): Promise<ExitCodeValue> {
+  checkProduceFlags(flags);
+  const idempotent = flags.idempotent || flags['producer-name'] !== undefined;
+  const maxFrameBytes = flags['max-frame-size'];
+  const tuning = tuningOptions(flags, { idempotent, maxFrameBytes });
+  const client = await openClientWith(flags, { maxRequestFrameSize: maxFrameBytes });
+  try {
+    requireCraterFor(client, flags, idempotent);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  const codec = flags.codec as BackendCodec;
+  const partition = flags.partition;
+  const producer = idempotent
+    ? IdempotentProduce.open(client, { producerName: flags['producer-name'], codec, partition, timeoutMs: flags.timeout, maxFrameBytes, tuning })
+    : undefined;
+  const sender = producer?.producer ?? client.producer({ ...tuning, codec, ...(partition !== undefined && { partition }), maxFrameBytes });
+  const spinner = await createSpinner(`producing to ${topic}`);
+  const started = performance.now();
+  try {
+    const runner: ProduceRunner = new ProduceRunner(sender, { topic }, (d) => report(d));
+    const report = reporter(io, spinner, topic, started, () => runner.stats);
+    spinner.start();
+    const records = inputRecords(files, flags);
+    if (producer && flags.transactional) {
+      const end = await producer.runTransaction(records, runner, io.signal);
+      spinner.stop();
+      io.diag(transactionEndLine(end, runner.stats.delivered));
+      if (!end.committed) process.stdin.destroy();
+      if (end.committed) return ExitCode.OK;
+      return end.reason === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.FAILURE;
+    }
+    const complete = await feed(records, runner, io.signal).catch((error: unknown) => {
+      throw withTopicHint(error, topic);
+    });
+    spinner.stop();
+    const summary = produceSummary(topic, runner.stats, performance.now() - started, io.chalk);
+    io.diag(complete ? summary : `interrupted: ${summary}; the rest of the input was not read`);
+    if (flags.stats && sender.metrics) io.diag(renderProducerStats(sender.metrics(), io.json));
+    if (!complete) return ExitCode.INTERRUPTED;
+    return runner.stats.failed.length > 0 ? ExitCode.FAILURE : ExitCode.OK;
+  } finally {
+    spinner.stop();
+    await sender.close();
+    await client.close();
+  }
+}
