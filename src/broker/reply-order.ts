@@ -13,7 +13,7 @@ export interface ReplySink {
   writeNow(buf: Buffer): void;
   /** Turns a failed piece of work into the request's ERROR reply. */
   replyFailed(err: unknown, op: number, correl: Buffer): void;
-  readonly closed: boolean;
+  isClosed(): boolean;
 }
 
 export class ReplyOrder {
@@ -71,7 +71,7 @@ export class ReplyOrder {
     this.held += buf.length;
     this.tail = this.tail.then(() => {
       this.held -= buf.length;
-      if (!this.sink.closed) this.sink.writeNow(buf);
+      if (!this.sink.isClosed()) this.sink.writeNow(buf);
     });
   }
 

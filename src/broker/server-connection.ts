@@ -79,13 +79,10 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
     private readonly budget?: SendBudget,
   ) {
     this.remoteAddress = socket.remoteAddress ?? 'unknown';
-    const conn = this;
     this.replies = new ReplyOrder({
       writeNow: (buf) => this.writeNow(buf),
       replyFailed: (err, op, correl) => this.handlerFailed(err, op, correl),
-      get closed() {
-        return conn.isClosed;
-      },
+      isClosed: () => this.isClosed,
     });
     this.decoder = new FrameDecoder(broker.config.maxFrameSize);
     this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
