@@ -97,3 +97,18 @@ export class UsageError extends CraterError {
     super('ERR_USAGE', message);
   }
 }
+
+/**
+ * A value the wire cannot carry in its field (a u8 of 256, a u32 of -1, a u64 past 2^64): refused before a byte is
+ * written rather than wrapped. A usage error, since the caller handed crater the value.
+ */
+export class EncodeError extends UsageError {
+  readonly width: string;
+  readonly value: number | bigint;
+
+  constructor(width: string, value: number | bigint) {
+    super(`${String(value)} does not fit a ${width}`);
+    this.width = width;
+    this.value = value;
+  }
+}
