@@ -24,15 +24,40 @@ export class CraterError extends Error {
   }
 }
 
+/**
+ * What a strict read found wrong, as data (protocol/reader.ts sets it), so a decoder that reports problems instead of
+ * throwing maps it without reading the message: too few bytes for a fixed field, a length or count the bytes left
+ * cannot hold, a length over its cap, bytes left over where a layout must end, or (`invalid`) a value the layout
+ * forbids.
+ */
+export type DecodeFailureKind =
+  | 'short'
+  | 'string-past-end'
+  | 'string-too-long'
+  | 'count-past-end'
+  | 'count-over-limit'
+  | 'trailing-bytes'
+  | 'invalid';
+
 /** Bytes that do not parse: names the field that failed and the byte offset at which it started. */
 export class DecodeError extends CraterError {
   readonly field: string;
   readonly offset: number;
+  /** The message without its "field at offset n: " prefix. */
+  readonly reason: string;
+  readonly kind: DecodeFailureKind;
 
-  constructor(field: string, offset: number, reason: string, options?: { cause?: unknown }) {
+  constructor(
+    field: string,
+    offset: number,
+    reason: string,
+    options?: { cause?: unknown; kind?: DecodeFailureKind | undefined },
+  ) {
     super('ERR_DECODE', `${field} at offset ${offset}: ${reason}`, options);
     this.field = field;
     this.offset = offset;
+    this.reason = reason;
+    this.kind = options?.kind ?? 'invalid';
   }
 }
 

@@ -135,3 +135,19 @@ describe('Writer refuses what its width cannot carry', () => {
     expect(e.message).toBe('256 does not fit a u8');
   });
 });
+
+describe('Reader failure kinds', () => {
+  it('str16 reads a u16-length string; each failure says what kind it is, as data', () => {
+    expect(new Reader(Buffer.from('0002686900', 'hex')).str16('s')).toBe('hi');
+    expect(expectDecodeError(() => new Reader(Buffer.from('0003ab', 'hex')).str16('s')).kind).toBe('string-past-end');
+    expect(expectDecodeError(() => new Reader(Buffer.from('00', 'hex')).str16('s')).kind).toBe('short');
+    expect(expectDecodeError(() => new Reader(Buffer.from('00000009', 'hex')).count('n', 1)).kind).toBe('count-past-end');
+    expect(expectDecodeError(() => new Reader(Buffer.from('00000003aabbcc', 'hex')).count('n', 1, 2)).kind).toBe(
+      'count-over-limit',
+    );
+    expect(expectDecodeError(() => new Reader(new Writer().str('abc').finish()).str('s', 2)).kind).toBe(
+      'string-too-long',
+    );
+    expect(expectDecodeError(() => new Reader(Buffer.from([1])).expectEnd('t')).kind).toBe('trailing-bytes');
+  });
+});
