@@ -17,13 +17,21 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
-      '@typescript-eslint/no-unnecessary-condition': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/return-await': ['error', 'in-try-catch'],
-      '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { boolean: true } }],
+      // `||` on a number where `??` was meant drops a 0; strings and booleans use `||` on purpose ('' = "none").
+      '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { boolean: true, string: true } }],
+      // Rejecting with what a catch caught (unknown) passes the original error on; anything else must be an Error.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
+      // Off, after a run over the tree: all 21 of its findings were false positives of TypeScript's narrowing, which
+      // does not forget `this.closed`/`this.running` across an await or a call that changes them, or flagged checks
+      // that validate input typed as already valid (IPC messages, config). "Fixing" them would delete live checks.
+      '@typescript-eslint/no-unnecessary-condition': 'off',
       // An async function that does not await still turns a throw into a rejection, which callers rely on.
       '@typescript-eslint/require-await': 'off',
+      // Flags only `active = this` (the running command, for the SIGINT handler); arrow functions make it moot.
+      '@typescript-eslint/no-this-alias': 'off',
     },
   },
   {
@@ -44,6 +52,7 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
       globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' },
     },
   },

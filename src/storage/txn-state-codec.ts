@@ -127,11 +127,11 @@ function readTxnState(r: Reader): TxnStateRecord {
   const producerId = r.u64('pid');
   const epoch = r.u16('epoch');
   const state = r.u8('state');
-  const participants: TxnParticipant[] = new Array(r.count('participant count', MIN_PARTICIPANT_BYTES));
+  const participants = new Array<TxnParticipant>(r.count('participant count', MIN_PARTICIPANT_BYTES));
   for (let i = 0; i < participants.length; i++) {
     participants[i] = { topic: r.str16('topic'), partition: r.u32('partition'), firstOffset: r.u64('first_offset') };
   }
-  const pendingOffsets: TxnPendingOffset[] = new Array(r.count('pending-offset count', MIN_PENDING_BYTES));
+  const pendingOffsets = new Array<TxnPendingOffset>(r.count('pending-offset count', MIN_PENDING_BYTES));
   for (let i = 0; i < pendingOffsets.length; i++) {
     pendingOffsets[i] = {
       group: r.str16('group'),
