@@ -17,7 +17,9 @@ export default defineConfig({
       exclude: ['src/commands/**'],
       reporter: ['text-summary', 'json-summary', 'html'],
       reportsDirectory: 'coverage',
-      thresholds: { lines: 0 },
+      reportOnFailure: true,
+      // The lines figure unit + integration tests reached (86.83%); CI's full run, CLI tests included, is at least that.
+      thresholds: { lines: 86 },
     },
   },
 });
