@@ -28,15 +28,40 @@ export class CraterError extends Error {
   }
 }
 
+/**
+ * What a strict read found wrong, as data (protocol/reader.ts sets it), so a decoder that reports problems instead of
+ * throwing maps it without reading the message: too few bytes for a fixed field, a length or count the bytes left
+ * cannot hold, a length over its cap, bytes left over where a layout must end, or (`invalid`) a value the layout
+ * forbids.
+ */
+export type DecodeFailureKind =
+  | 'short'
+  | 'string-past-end'
+  | 'string-too-long'
+  | 'count-past-end'
+  | 'count-over-limit'
+  | 'trailing-bytes'
+  | 'invalid';
+
 /** Bytes that do not parse: names the field that failed and the byte offset at which it started. */
 export class DecodeError extends CraterError {
   readonly field: string;
   readonly offset: number;
+  /** The message without its "field at offset n: " prefix. */
+  readonly reason: string;
+  readonly kind: DecodeFailureKind;
 
-  constructor(field: string, offset: number, reason: string, options?: { cause?: unknown }) {
+  constructor(
+    field: string,
+    offset: number,
+    reason: string,
+    options?: { cause?: unknown; kind?: DecodeFailureKind | undefined },
+  ) {
     super('ERR_DECODE', `${field} at offset ${offset}: ${reason}`, options);
     this.field = field;
     this.offset = offset;
+    this.reason = reason;
+    this.kind = options?.kind ?? 'invalid';
   }
 }
 
@@ -205,5 +230,20 @@ export class UnsupportedError extends CraterError {
   constructor(backend: string, message: string) {
     super('ERR_UNSUPPORTED', `${message} (not supported by the ${backend} backend)`);
     this.backend = backend;
+  }
+}
+
+/**
+ * A value the wire cannot carry in its field (a u8 of 256, a u32 of -1, a u64 past 2^64): refused before a byte is
+ * written rather than wrapped. A usage error, since the caller handed crater the value.
+ */
+export class EncodeError extends UsageError {
+  readonly width: string;
+  readonly value: number | bigint;
+
+  constructor(width: string, value: number | bigint) {
+    super(`${String(value)} does not fit a ${width}`);
+    this.width = width;
+    this.value = value;
   }
 }

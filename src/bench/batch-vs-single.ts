@@ -66,85 +66,67 @@ function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): nu
   return v;
 }
 
-export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Promise<BatchVsSingleReport> {
-  const records = positiveInt('records', options.records ?? BatchVsSingleDefaults.records);
-  const valueSize = positiveInt('value size', options.valueSize ?? BatchVsSingleDefaults.valueSize, 1_000_000);
-  const partitions = positiveInt('partitions', options.partitions ?? BatchVsSingleDefaults.partitions, 1024);
-  const repeat = positiveInt('repeat', options.repeat ?? BatchVsSingleDefaults.repeat, 1000);
-  const codec = options.codec ?? BatchVsSingleDefaults.codec;
+type BatchVsSingleParams = BatchVsSingleReport['params'] & { batchSizes: number[] | undefined };
+
+/** The options checked and defaulted (every bound is a UsageError). */
+function batchVsSingleParams(options: BatchVsSingleOptions): BatchVsSingleParams {
   const idempotent = options.idempotent ?? false;
   const maxBatch = idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
-  const batchSizes = options.batchSizes?.map((b) => positiveInt(idempotent ? 'batch size of an idempotent producer' : 'batch size', b, maxBatch));
-  const progress = options.onProgress ?? (() => undefined);
+  const sizeName = idempotent ? 'batch size of an idempotent producer' : 'batch size';
+  return {
+    records: positiveInt('records', options.records ?? BatchVsSingleDefaults.records),
+    valueSize: positiveInt('value size', options.valueSize ?? BatchVsSingleDefaults.valueSize, 1_000_000),
+    keySize: KEY_BYTES,
+    partitions: positiveInt('partitions', options.partitions ?? BatchVsSingleDefaults.partitions, 1024),
+    codec: options.codec ?? BatchVsSingleDefaults.codec,
+    repeat: positiveInt('repeat', options.repeat ?? BatchVsSingleDefaults.repeat, 1000),
+    idempotent,
+    batchSizes: options.batchSizes?.map((b) => positiveInt(sizeName, b, maxBatch)),
+  };
+}
 
+export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Promise<BatchVsSingleReport> {
+  const { batchSizes, ...params } = batchVsSingleParams(options);
+  const progress = options.onProgress ?? (() => undefined);
   progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
   const target = await openTarget(options);
   try {
     const client = await target.connect();
-    const producer = idempotent ? client.producer({ idempotent: true, codec }) : undefined;
+    const producer = params.idempotent ? client.producer({ idempotent: true, codec: params.codec }) : undefined;
     try {
       const topic = benchTopicName('bench-bvs');
-      await client.createTopic(topic, partitions);
-      const data = benchRecords({ count: records, valueSize });
-      const chunks = splitBatch(data, { topic, maxRecords: maxBatch, idempotent });
-      const fsyncs = fsyncMeter(target);
-      const send = sender(client, producer, codec);
-
+      await client.createTopic(topic, params.partitions);
+      const data = benchRecords({ count: params.records, valueSize: params.valueSize });
+      const maxBatch = params.idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
+      const run: ModeRun = { topic, data, send: sender(client, producer, params.codec), fsyncs: fsyncMeter(target), params, progress };
       progress('warming up');
-      const warm = data.slice(0, Math.min(records, 50));
-      await runSingle(send, topic, warm, []);
-      await runBatched(send, topic, [warm]);
-
-      const single = { wall: [] as number[], fsyncs: [] as number[], latencies: [] as number[] };
-      const batch = { wall: [] as number[], fsyncs: [] as number[] };
-      for (let k = 0; k < repeat; k++) {
-        progress(`repeat ${k + 1}/${repeat}: ${records} single produces`);
-        let before = await fsyncs.read();
-        single.wall.push(await runSingle(send, topic, data, single.latencies));
-        single.fsyncs.push((await fsyncs.read()) - before);
-        progress(`repeat ${k + 1}/${repeat}: one batch of ${records}`);
-        before = await fsyncs.read();
-        batch.wall.push(await runBatched(send, topic, chunks));
-        batch.fsyncs.push((await fsyncs.read()) - before);
-      }
-
-      let sweep: SweepPoint[] | null = null;
-      if (batchSizes) {
-        sweep = [];
-        for (const size of batchSizes) {
-          const sized = splitBatch(data, { topic, maxRecords: size, idempotent });
-          const wall: number[] = [];
-          const counts: number[] = [];
-          for (let k = 0; k < repeat; k++) {
-            progress(`sweep: batches of ${size}, repeat ${k + 1}/${repeat}`);
-            const before = await fsyncs.read();
-            wall.push(await runBatched(send, topic, sized));
-            counts.push((await fsyncs.read()) - before);
-          }
-          sweep.push({ batchSize: size, frames: sized.length, wallMs: spread(wall), recordsPerSec: rates(records, wall), fsyncs: fsyncs.enabled ? counts : null });
-        }
-      }
+      const warm = data.slice(0, Math.min(params.records, 50));
+      await runSingle(run.send, topic, warm, []);
+      await runBatched(run.send, topic, [warm]);
+      const chunks = splitBatch(data, { topic, maxRecords: maxBatch, idempotent: params.idempotent });
+      const { single, batch } = await measureModes(run, chunks);
+      const sweep = batchSizes ? await measureSweep(run, batchSizes) : null;
       await client.deleteTopic(topic).catch(() => undefined);
-
+      const enabled = run.fsyncs.enabled;
       const singleWall = spread(single.wall);
       const batchWall = spread(batch.wall);
       return {
         kind: 'batch-vs-single',
         broker: target.info,
-        params: { records, valueSize, keySize: KEY_BYTES, partitions, codec, repeat, idempotent },
+        params,
         single: {
           wallMs: singleWall,
-          recordsPerSec: rates(records, single.wall),
-          frames: records,
-          fsyncs: fsyncs.enabled ? single.fsyncs : null,
+          recordsPerSec: rates(params.records, single.wall),
+          frames: params.records,
+          fsyncs: enabled ? single.fsyncs : null,
           latencyMs: percentiles(single.latencies),
         },
         batch: {
           wallMs: batchWall,
-          recordsPerSec: rates(records, batch.wall),
+          recordsPerSec: rates(params.records, batch.wall),
           frames: chunks.length,
-          batchSize: Math.min(records, maxBatch),
-          fsyncs: fsyncs.enabled ? batch.fsyncs : null,
+          batchSize: Math.min(params.records, maxBatch),
+          fsyncs: enabled ? batch.fsyncs : null,
         },
         speedup: batchWall.median > 0 ? singleWall.median / batchWall.median : 0,
         sweep,
@@ -156,6 +138,55 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
   } finally {
     await target.close();
   }
+}
+
+interface ModeRun {
+  topic: string;
+  data: ProducerRecord[];
+  send: Sender;
+  fsyncs: { enabled: boolean; read(): Promise<number> };
+  params: BatchVsSingleReport['params'];
+  progress: (message: string) => void;
+}
+
+/** `repeat` rounds of: every record as its own PRODUCE, then all of them in batches; wall times and fsyncs of each. */
+async function measureModes(run: ModeRun, chunks: readonly (readonly ProducerRecord[])[]) {
+  const { topic, data, send, fsyncs } = run;
+  const { records, repeat } = run.params;
+  const single = { wall: [] as number[], fsyncs: [] as number[], latencies: [] as number[] };
+  const batch = { wall: [] as number[], fsyncs: [] as number[] };
+  for (let k = 0; k < repeat; k++) {
+    run.progress(`repeat ${k + 1}/${repeat}: ${records} single produces`);
+    let before = await fsyncs.read();
+    single.wall.push(await runSingle(send, topic, data, single.latencies));
+    single.fsyncs.push((await fsyncs.read()) - before);
+    run.progress(`repeat ${k + 1}/${repeat}: one batch of ${records}`);
+    before = await fsyncs.read();
+    batch.wall.push(await runBatched(send, topic, chunks));
+    batch.fsyncs.push((await fsyncs.read()) - before);
+  }
+  return { single, batch };
+}
+
+/** One point per batch size: the records sent in batches of that size, `repeat` times. */
+async function measureSweep(run: ModeRun, batchSizes: readonly number[]): Promise<SweepPoint[]> {
+  const { topic, data, send, fsyncs } = run;
+  const { records, repeat, idempotent } = run.params;
+  const sweep: SweepPoint[] = [];
+  for (const size of batchSizes) {
+    const sized = splitBatch(data, { topic, maxRecords: size, idempotent });
+    const wall: number[] = [];
+    const counts: number[] = [];
+    for (let k = 0; k < repeat; k++) {
+      run.progress(`sweep: batches of ${size}, repeat ${k + 1}/${repeat}`);
+      const before = await fsyncs.read();
+      wall.push(await runBatched(send, topic, sized));
+      counts.push((await fsyncs.read()) - before);
+    }
+    const point = { batchSize: size, frames: sized.length, wallMs: spread(wall), recordsPerSec: rates(records, wall) };
+    sweep.push({ ...point, fsyncs: fsyncs.enabled ? counts : null });
+  }
+  return sweep;
 }
 
 /** Records/s of each repeat, spread; the median rate is the rate of the median wall time. */

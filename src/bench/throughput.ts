@@ -71,104 +71,132 @@ function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): nu
   return v;
 }
 
-export async function runThroughput(options: ThroughputOptions = {}): Promise<ThroughputReport> {
+type ThroughputParams = ThroughputReport['params'];
+
+/** The options checked and defaulted into the report's params (every bound is a UsageError). */
+function throughputParams(options: ThroughputOptions): ThroughputParams {
   const durationMs = options.durationMs === undefined ? undefined : positiveInt('duration (ms)', options.durationMs);
   const records = durationMs === undefined ? positiveInt('records', options.records ?? ThroughputDefaults.records) : undefined;
-  const batchSize = positiveInt('batch size', options.batchSize ?? ThroughputDefaults.batchSize, Limits.batchRecords);
-  const inFlight = positiveInt('in-flight', options.inFlight ?? ThroughputDefaults.inFlight, 1024);
-  const connections = positiveInt('connections', options.connections ?? ThroughputDefaults.connections, 256);
-  const fetchSize = positiveInt('fetch size', options.fetchSize ?? ThroughputDefaults.fetchSize, 0xffff_ffff);
-  const valueSize = positiveInt('value size', options.valueSize ?? ThroughputDefaults.valueSize, 1_000_000);
-  const partitions = positiveInt('partitions', options.partitions ?? ThroughputDefaults.partitions, 1024);
-  const codec = options.codec ?? ThroughputDefaults.codec;
   const ratePerSec = options.ratePerSec;
   if (ratePerSec !== undefined && !(ratePerSec > 0)) throw new UsageError(`rate must be positive, got ${ratePerSec}`);
-  const progress = options.onProgress ?? (() => undefined);
+  return {
+    records: records ?? null,
+    durationMs: durationMs ?? null,
+    batchSize: positiveInt('batch size', options.batchSize ?? ThroughputDefaults.batchSize, Limits.batchRecords),
+    inFlight: positiveInt('in-flight', options.inFlight ?? ThroughputDefaults.inFlight, 1024),
+    connections: positiveInt('connections', options.connections ?? ThroughputDefaults.connections, 256),
+    fetchSize: positiveInt('fetch size', options.fetchSize ?? ThroughputDefaults.fetchSize, 0xffff_ffff),
+    valueSize: positiveInt('value size', options.valueSize ?? ThroughputDefaults.valueSize, 1_000_000),
+    keySize: KEY_BYTES,
+    partitions: positiveInt('partitions', options.partitions ?? ThroughputDefaults.partitions, 1024),
+    codec: options.codec ?? ThroughputDefaults.codec,
+    ratePerSec: ratePerSec ?? null,
+  };
+}
 
+export async function runThroughput(options: ThroughputOptions = {}): Promise<ThroughputReport> {
+  const params = throughputParams(options);
+  const progress = options.onProgress ?? (() => undefined);
   progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
   const target = await openTarget(options);
   const clients: Client[] = [];
   try {
-    for (let i = 0; i < connections; i++) clients.push(await target.connect());
-    const topic = benchTopicName('bench-tput');
-    await clients[0]!.createTopic(topic, partitions);
-    const batch = benchRecords({ count: batchSize, valueSize });
-
-    // Both paths once, untimed, so the figures are the JIT's steady state rather than its first milliseconds (the
-    // first cold fetch pass runs at about half the speed of the second).
-    progress('warming up');
-    const warmBatches = Math.max(1, Math.ceil(20_000 / batchSize));
-    const warm = await produceWindow(clients, topic, batch, codec, { batches: warmBatches, inFlight, intervalMs: undefined }, new LatencyRecorder(), () => undefined);
-    await fetchAll(target, topic, warm.records, fetchSize, new LatencyRecorder());
-    const warmTopic = topic;
-
-    const produceTopic = benchTopicName('bench-tput');
-    await clients[0]!.createTopic(produceTopic, partitions);
-    const totalBatches = records === undefined ? undefined : Math.ceil(records / batchSize);
-    const lastBatchSize = records === undefined ? batchSize : records - (totalBatches! - 1) * batchSize;
-    const intervalMs = ratePerSec === undefined ? undefined : (batchSize * 1000) / ratePerSec;
-
-    progress(records === undefined ? `producing for ${durationMs} ms` : `producing ${records} records`);
-    const produceLatency = new LatencyRecorder();
-    const before = await meter(target, true);
-    const started = performance.now();
-    const sent = await produceWindow(
-      clients,
-      produceTopic,
-      batch,
-      codec,
-      { batches: totalBatches, lastBatchSize, deadline: durationMs === undefined ? undefined : started + durationMs, inFlight, intervalMs },
-      produceLatency,
-      (n) => progress(`produced ${n} records`),
-    );
-    const produceMs = performance.now() - started;
-    const afterProduce = await meter(target, false);
-    const bytesPerRecord = payloadBytes(batch) / batch.length;
-
-    progress(`fetching ${sent.records} records`);
-    const fetchLatency = new LatencyRecorder();
-    await meter(target, true);
-    const fetchStarted = performance.now();
-    const fetched = await fetchAll(target, produceTopic, sent.records, fetchSize, fetchLatency);
-    const fetchMs = performance.now() - fetchStarted;
-    const afterFetch = await meter(target, false);
-
-    await clients[0]!.deleteTopic(produceTopic).catch(() => undefined);
+    for (let i = 0; i < params.connections; i++) clients.push(await target.connect());
+    const run: PhaseRun = { target, clients, params, batch: benchRecords({ count: params.batchSize, valueSize: params.valueSize }), progress };
+    const warmTopic = await warmUp(run);
+    const produce = await measureProduce(run);
+    const fetch = await measureFetch(run, produce.topic, produce.sent.records);
+    await clients[0]!.deleteTopic(produce.topic).catch(() => undefined);
     await clients[0]!.deleteTopic(warmTopic).catch(() => undefined);
-    const figures = (n: number, requests: number, ms: number, latency: LatencyRecorder, peak: number | null, fsyncs: number | null): PhaseFigures => ({
-      records: n,
-      bytes: Math.round(n * bytesPerRecord),
-      requests,
-      wallMs: ms,
-      recordsPerSec: perSecond(n, ms),
-      mbPerSec: perSecond(n * bytesPerRecord, ms) / MB,
-      latencyMs: latency.percentiles(),
-      brokerPeakRssBytes: peak,
-      fsyncs,
-    });
+    const bytesPerRecord = payloadBytes(run.batch) / run.batch.length;
     return {
       kind: 'throughput',
       broker: target.info,
-      params: {
-        records: records ?? null,
-        durationMs: durationMs ?? null,
-        batchSize,
-        inFlight,
-        connections,
-        fetchSize,
-        valueSize,
-        keySize: KEY_BYTES,
-        partitions,
-        codec,
-        ratePerSec: ratePerSec ?? null,
-      },
-      produce: figures(sent.records, sent.batches, produceMs, produceLatency, afterProduce.peak, diff(afterProduce.fsyncs, before.fsyncs)),
-      fetch: figures(fetched.records, fetched.requests, fetchMs, fetchLatency, afterFetch.peak, null),
+      params,
+      produce: phaseFigures(bytesPerRecord, produce.sent.records, produce.sent.batches, produce),
+      fetch: phaseFigures(bytesPerRecord, fetch.records, fetch.requests, fetch),
     };
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));
     await target.close();
   }
+}
+
+interface PhaseRun {
+  target: BenchTarget;
+  clients: Client[];
+  params: ThroughputParams;
+  batch: ProducerRecord[];
+  progress: (message: string) => void;
+}
+
+interface PhaseTiming {
+  ms: number;
+  latency: LatencyRecorder;
+  peak: number | null;
+  fsyncs: number | null;
+}
+
+/**
+ * Both paths once, untimed, so the figures are the JIT's steady state rather than its first milliseconds (the first
+ * cold fetch pass runs at about half the speed of the second). Returns the warm-up topic, deleted at the end.
+ */
+async function warmUp(run: PhaseRun): Promise<string> {
+  const { clients, params, batch } = run;
+  const topic = benchTopicName('bench-tput');
+  await clients[0]!.createTopic(topic, params.partitions);
+  run.progress('warming up');
+  const window = { batches: Math.max(1, Math.ceil(20_000 / params.batchSize)), inFlight: params.inFlight, intervalMs: undefined };
+  const warm = await produceWindow(clients, topic, batch, params.codec, window, new LatencyRecorder(), () => undefined);
+  await fetchAll(run.target, topic, warm.records, params.fetchSize, new LatencyRecorder());
+  return topic;
+}
+
+/** The timed produce phase, into a topic of its own: by record count or for a duration, open-loop with a rate. */
+async function measureProduce(run: PhaseRun): Promise<PhaseTiming & { topic: string; sent: { records: number; batches: number } }> {
+  const { target, clients, params, batch } = run;
+  const { records, durationMs, batchSize, ratePerSec } = params;
+  const topic = benchTopicName('bench-tput');
+  await clients[0]!.createTopic(topic, params.partitions);
+  const totalBatches = records === null ? undefined : Math.ceil(records / batchSize);
+  const lastBatchSize = records === null ? batchSize : records - (totalBatches! - 1) * batchSize;
+  const intervalMs = ratePerSec === null ? undefined : (batchSize * 1000) / ratePerSec;
+  run.progress(records === null ? `producing for ${durationMs} ms` : `producing ${records} records`);
+  const latency = new LatencyRecorder();
+  const before = await meter(target, true);
+  const started = performance.now();
+  const deadline = durationMs === null ? undefined : started + durationMs;
+  const window = { batches: totalBatches, lastBatchSize, deadline, inFlight: params.inFlight, intervalMs };
+  const sent = await produceWindow(clients, topic, batch, params.codec, window, latency, (n) => run.progress(`produced ${n} records`));
+  const ms = performance.now() - started;
+  const after = await meter(target, false);
+  return { topic, sent, ms, latency, peak: after.peak, fsyncs: diff(after.fsyncs, before.fsyncs) };
+}
+
+/** The timed fetch phase: every produced record read back with batched FETCHes. */
+async function measureFetch(run: PhaseRun, topic: string, records: number): Promise<PhaseTiming & { records: number; requests: number }> {
+  run.progress(`fetching ${records} records`);
+  const latency = new LatencyRecorder();
+  await meter(run.target, true);
+  const started = performance.now();
+  const fetched = await fetchAll(run.target, topic, records, run.params.fetchSize, latency);
+  const ms = performance.now() - started;
+  const after = await meter(run.target, false);
+  return { ...fetched, ms, latency, peak: after.peak, fsyncs: null };
+}
+
+function phaseFigures(bytesPerRecord: number, n: number, requests: number, t: PhaseTiming): PhaseFigures {
+  return {
+    records: n,
+    bytes: Math.round(n * bytesPerRecord),
+    requests,
+    wallMs: t.ms,
+    recordsPerSec: perSecond(n, t.ms),
+    mbPerSec: perSecond(n * bytesPerRecord, t.ms) / MB,
+    latencyMs: t.latency.percentiles(),
+    brokerPeakRssBytes: t.peak,
+    fsyncs: t.fsyncs,
+  };
 }
 
 function diff(a: number | null, b: number | null): number | null {

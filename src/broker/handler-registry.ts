@@ -25,7 +25,7 @@ export function isAllowedIn(state: ConnectionState, op: number): boolean {
 }
 
 export class HandlerRegistry {
-  private readonly table: (BrokerHandler | undefined)[] = new Array(0x80);
+  private readonly table: (BrokerHandler | undefined)[] = new Array<BrokerHandler | undefined>(0x80);
 
   constructor(entries: Iterable<readonly [number, BrokerHandler]>) {
     for (const [op, handler] of entries) this.register(op, handler);

@@ -31,7 +31,7 @@ export class InternalTopicLogs {
 
   /** Appends `records` to `log` in one call; throws when the append fails (records before the failure stay). */
   append(log: PartitionLog, records: readonly RecordToStore[]): void {
-    const result = log.append(records as RecordToStore[]);
+    const result = log.append(records);
     this.appended += result.offsets.length;
     if (result.error) throw result.error;
   }

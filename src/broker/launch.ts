@@ -53,7 +53,7 @@ export async function readAppSettings(file: string): Promise<AppSettings> {
   try {
     const parsed = JSON.parse(text) as unknown;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
-    return parsed as AppSettings;
+    return parsed;
   } catch (err) {
     throw new UsageError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
   }

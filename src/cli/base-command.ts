@@ -22,6 +22,7 @@ import { type Column, renderTable } from './render/table.js';
 import { chalkFor } from './terminal.js';
 
 // oclif's FlagOutput/ArgOutput, which its interfaces barrel does not export.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- mirrors oclif's own `any`-valued maps
 type OutputMap = { [name: string]: any };
 
 export type BaseFlags = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags']>;

@@ -28,7 +28,7 @@ export function readHeaders(r: Reader, field = 'headers'): RecordHeader[] {
   if (n > Limits.headersPerRecord) {
     throw new DecodeError(`${field}.count`, start, `${n} headers exceeds the limit of ${Limits.headersPerRecord}`);
   }
-  const headers: RecordHeader[] = new Array(n);
+  const headers = new Array<RecordHeader>(n);
   for (let i = 0; i < n; i++) {
     const name = r.str(`${field}[${i}].name`, Caps.headerName);
     const value = r.strBytes(`${field}[${i}].value`, Caps.headerValue);

@@ -35,7 +35,7 @@ export class Reader {
 
   private need(n: number, field: string): number {
     if (this.end - this.pos < n) {
-      throw new DecodeError(field, this.offset, `needs ${n} bytes, ${this.end - this.pos} left`);
+      throw new DecodeError(field, this.offset, `needs ${n} bytes, ${this.end - this.pos} left`, { kind: 'short' });
     }
     const at = this.pos;
     this.pos += n;
@@ -67,12 +67,25 @@ export class Reader {
   /** A `str`: u32 length then raw bytes, refused past `cap` before anything is sliced. */
   strBytes(field: string, cap: number = Caps.default): Buffer {
     const start = this.offset;
-    const length = this.u32(field);
+    return this.lengthPrefixed(field, start, this.u32(field), cap);
+  }
+
+  /** A u16-length string (the internal topics' layouts, Lua's `s2`), decoded as UTF-8. */
+  str16(field: string): string {
+    const start = this.offset;
+    return this.lengthPrefixed(field, start, this.u16(field), 0xffff).toString('utf8');
+  }
+
+  private lengthPrefixed(field: string, start: number, length: number, cap: number): Buffer {
     if (length > cap) {
-      throw new DecodeError(field, start, `string field too long: ${length} bytes, cap ${cap}`);
+      throw new DecodeError(field, start, `string field too long: ${length} bytes, cap ${cap}`, {
+        kind: 'string-too-long',
+      });
     }
     if (length > this.remaining) {
-      throw new DecodeError(field, start, `string length ${length} runs past the end (${this.remaining} bytes left)`);
+      throw new DecodeError(field, start, `string length ${length} runs past the end (${this.remaining} bytes left)`, {
+        kind: 'string-past-end',
+      });
     }
     const at = this.pos;
     this.pos += length;
@@ -89,10 +102,12 @@ export class Reader {
     const start = this.offset;
     const n = this.u32(field);
     if (max !== undefined && n > max) {
-      throw new DecodeError(field, start, `count ${n} exceeds the limit of ${max}`);
+      throw new DecodeError(field, start, `count ${n} exceeds the limit of ${max}`, { kind: 'count-over-limit' });
     }
     if (minEntryBytes > 0 && n > Math.floor(this.remaining / minEntryBytes)) {
-      throw new DecodeError(field, start, `count ${n} cannot fit in the ${this.remaining} bytes left`);
+      throw new DecodeError(field, start, `count ${n} cannot fit in the ${this.remaining} bytes left`, {
+        kind: 'count-past-end',
+      });
     }
     return n;
   }
@@ -112,7 +127,9 @@ export class Reader {
   /** Fails when bytes are left; for layouts (on disk) where trailing bytes are an error. Frames ignore them. */
   expectEnd(field: string): void {
     if (this.pos !== this.end) {
-      throw new DecodeError(field, this.offset, `${this.end - this.pos} unexpected trailing bytes`);
+      throw new DecodeError(field, this.offset, `${this.end - this.pos} unexpected trailing bytes`, {
+        kind: 'trailing-bytes',
+      });
     }
   }
 }

@@ -187,8 +187,8 @@ function byOpcode(table: Record<string, AnyCodec>): Map<number, { name: string; 
   return map;
 }
 
-const requestsByOp = byOpcode(requestCodecs as unknown as Record<string, AnyCodec>);
-const repliesByOp = byOpcode(replyCodecs as unknown as Record<string, AnyCodec>);
+const requestsByOp = byOpcode(requestCodecs);
+const repliesByOp = byOpcode(replyCodecs);
 const successRepliesByOp = new Map<number, ReadonlySet<number>>(
   Object.entries(successReplies).map(([req, replies]) => [
     Op[req as RequestName],
@@ -242,7 +242,7 @@ export function replyCodecFor(op: number, options: { recordHeaders?: boolean } =
   | { name: ReplyName; codec: AnyCodec }
   | UnknownOp {
   if (op === Op.RECORD_BATCH) {
-    return { name: 'RECORD_BATCH', codec: recordBatchCodec(options.recordHeaders ?? false) as AnyCodec };
+    return { name: 'RECORD_BATCH', codec: recordBatchCodec(options.recordHeaders ?? false) };
   }
   const entry = repliesByOp.get(op);
   return entry ? { name: entry.name as ReplyName, codec: entry.codec } : unknownOp(op);

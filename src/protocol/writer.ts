@@ -1,10 +1,16 @@
+import { EncodeError } from '../errors.js';
 import { CORREL_BYTES, FRAME_HEADER_BYTES, FRAME_LENGTH_BYTES } from './limits.js';
 
 const textEncoder = new TextEncoder();
+const U64_MAX = 0xffff_ffff_ffff_ffffn;
 
 /**
  * A growable big-endian writer. It writes straight into one buffer (doubling when full) so a frame is built
  * without intermediate copies; `finish()` returns a view of what was written.
+ *
+ * Every width refuses a value it cannot carry (EncodeError) instead of wrapping it: a negative, fractional, NaN or
+ * too-large number, a bigint outside 0..2^64-1. The checks are one integer operation each (`(v & 0xff) === v`,
+ * `(v >>> 0) === v`), cheap enough for the per-record loops of the batch encoders, so no width has an unchecked form.
  */
 export class Writer {
   private buf: Buffer;
@@ -34,12 +40,14 @@ export class Writer {
   }
 
   u8(v: number): this {
+    if ((v & 0xff) !== v) throw new EncodeError('u8', v);
     this.ensure(1);
     this.buf[this.pos++] = v;
     return this;
   }
 
   u16(v: number): this {
+    if ((v & 0xffff) !== v) throw new EncodeError('u16', v);
     this.ensure(2);
     this.buf.writeUInt16BE(v, this.pos);
     this.pos += 2;
@@ -47,15 +55,17 @@ export class Writer {
   }
 
   u32(v: number): this {
+    if (v >>> 0 !== v) throw new EncodeError('u32', v);
     this.ensure(4);
-    this.buf.writeUInt32BE(v >>> 0, this.pos);
+    this.buf.writeUInt32BE(v, this.pos);
     this.pos += 4;
     return this;
   }
 
   u64(v: bigint): this {
+    if (v < 0n || v > U64_MAX) throw new EncodeError('u64', v);
     this.ensure(8);
-    this.buf.writeBigUInt64BE(BigInt.asUintN(64, v), this.pos);
+    this.buf.writeBigUInt64BE(v, this.pos);
     this.pos += 8;
     return this;
   }
@@ -67,13 +77,14 @@ export class Writer {
     return this;
   }
 
-  /** A `str`: u32 byte length then the bytes (a JS string is written as UTF-8). */
+  /** A `str`: u32 byte length then the bytes (a JS string is written as UTF-8); a length past u32 is refused. */
   str(v: string | Uint8Array): this {
     if (typeof v !== 'string') {
       this.u32(v.length);
       return this.bytes(v);
     }
-    // Worst case 3 bytes per UTF-16 unit; encode in place and patch the length.
+    // Worst case 3 bytes per UTF-16 unit; encode in place and patch the length. The length needs no check: V8 caps a
+    // string at 2^29 - 24 units, so `written` is below 3 * 2^29 < 2^32.
     this.ensure(4 + v.length * 3);
     const { written } = textEncoder.encodeInto(v, this.buf.subarray(this.pos + 4));
     this.buf.writeUInt32BE(written, this.pos);
@@ -83,7 +94,8 @@ export class Writer {
 
   /** Overwrites a u32 already written at `at` (used to patch lengths). */
   patchU32(at: number, v: number): void {
-    this.buf.writeUInt32BE(v >>> 0, at);
+    if (v >>> 0 !== v) throw new EncodeError('u32', v);
+    this.buf.writeUInt32BE(v, at);
   }
 
   finish(): Buffer {

@@ -13,6 +13,7 @@ import { storageFs as fs } from './file-io.js';
 import { CorruptDataError, LogFencedError, StorageError, UsageError } from '../errors.js';
 import { INDEX_ENTRY_BYTES, type Segment, createSegment, indexBytes, recoverSegments, segmentFileName } from './commit-log-segments.js';
 import { type CleanupPolicy, compactSegments, segmentsOverBudget } from './compaction.js';
+import { fsyncAsync, readFullySync, writeFullySync } from './file-io.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits } from './partition-log.js';
 import { type RecordToStore, readRecord, recordSize, writeRecord } from './record.js';
 import { scanRecords } from './record-scanner.js';
@@ -32,21 +33,12 @@ export interface CommitLogOptions {
 }
 
 function writeAt(fd: number, buf: Buffer, position: number): void {
-  let done = 0;
-  while (done < buf.length) done += fs.writeSync(fd, buf, done, buf.length - done, position + done);
-}
-
-function fsyncAsync(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
+  writeFullySync(fd, buf, 0, buf.length, position);
 }
 
 function readAt(fd: number, buf: Buffer, position: number): void {
-  let done = 0;
-  while (done < buf.length) {
-    const n = fs.readSync(fd, buf, done, buf.length - done, position + done);
-    if (n === 0) throw new StorageError(`short read at ${position + done}`);
-    done += n;
-  }
+  const got = readFullySync(fd, buf, 0, buf.length, position);
+  if (got < buf.length) throw new StorageError(`short read at ${position + got}`);
 }
 
 export class CommitLog implements PartitionLog {

@@ -6,10 +6,12 @@
  *   tombstone   a zero-length value (DELETE_GROUP, DELETE_TOPIC)
  *
  * Partition = fnv1a32(group id bytes only) mod 16 + 1, so every commit of a group lands in one partition. Decoders
- * never throw on bad bytes: they return the problem as data. As with Lua's unpack, bytes after a value's u64 are
+ * never throw on bad bytes: they read with the strict protocol Reader and return the problem as data. As with Lua's unpack, bytes after a value's u64 are
  * ignored; a key must be exactly its fields.
  */
+import type { DecodeFailureKind } from '../errors.js';
 import { fnv1a32 } from '../protocol/fnv1a.js';
+import { decodeStrict } from './strict-decode.js';
 
 export const CONSUMER_OFFSETS_TOPIC = '__consumer_offsets';
 export const CONSUMER_OFFSETS_PARTITIONS = 16;
@@ -41,27 +43,22 @@ export function encodeOffsetKey(key: OffsetKey): Buffer {
   return b;
 }
 
+const problems = {
+  short: 'wrong-length',
+  'string-past-end': 'string-past-end',
+  'string-too-long': 'string-past-end',
+  'count-past-end': 'wrong-length',
+  'count-over-limit': 'wrong-length',
+  'trailing-bytes': 'trailing-bytes',
+  invalid: 'wrong-length',
+} as const satisfies Record<DecodeFailureKind, OffsetsProblem>;
+
 export function decodeOffsetKey(key: Uint8Array): OffsetsResult<OffsetKey> {
-  const b = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-  let p = 0;
-  const strings: string[] = [];
-  for (const field of ['group', 'topic']) {
-    if (b.length - p < 2) return { ok: false, problem: 'wrong-length', detail: `key ends before the ${field} length` };
-    const len = b.readUInt16BE(p);
-    p += 2;
-    if (b.length - p < len) {
-      return { ok: false, problem: 'string-past-end', detail: `${field} length ${len} runs past the key's end` };
-    }
-    strings.push(b.toString('utf8', p, p + len));
-    p += len;
-  }
-  if (b.length - p < 4) return { ok: false, problem: 'wrong-length', detail: 'key ends before the partition' };
-  const partition = b.readUInt32BE(p);
-  p += 4;
-  if (p !== b.length) {
-    return { ok: false, problem: 'trailing-bytes', detail: `${b.length - p} bytes after the partition` };
-  }
-  return { ok: true, value: { group: strings[0]!, topic: strings[1]!, partition } };
+  return decodeStrict(key, problems, (r) => {
+    const value = { group: r.str16('group'), topic: r.str16('topic'), partition: r.u32('partition') };
+    r.expectEnd('key');
+    return value;
+  });
 }
 
 export function encodeOffsetValue(offset: bigint): Buffer {
@@ -76,5 +73,5 @@ export function decodeOffsetValue(value: Uint8Array): OffsetsResult<bigint | und
   if (value.length < 8) {
     return { ok: false, problem: 'wrong-length', detail: `offset value of ${value.length} bytes, needs 8` };
   }
-  return { ok: true, value: Buffer.from(value.buffer, value.byteOffset, value.byteLength).readBigUInt64BE(0) };
+  return decodeStrict(value, problems, (r) => r.u64('offset'));
 }

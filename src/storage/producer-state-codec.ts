@@ -17,9 +17,12 @@
  *
  * Partition = fnv1a32(full key, tag included) mod 16 + 1. Values are read as Lua's unpack reads them: trailing bytes
  * after the known fields are ignored, which is what lets a v2-only reader parse a v3 value. Decoders never throw on
- * bad bytes: they return the problem as data.
+ * bad bytes: they read with the strict protocol Reader and return the problem as data.
  */
+import type { DecodeFailureKind } from '../errors.js';
 import { fnv1a32 } from '../protocol/fnv1a.js';
+import type { Reader } from '../protocol/reader.js';
+import { decodeStrict, readerOver } from './strict-decode.js';
 
 export const PRODUCER_STATE_TOPIC = '__producer_state';
 export const PRODUCER_STATE_PARTITIONS = 16;
@@ -125,20 +128,32 @@ export function encodeProducerStateKey(key: ProducerStateKey): Buffer {
 
 export function decodeProducerStateKey(key: Uint8Array): ProducerStateResult<ProducerStateKey> {
   if (key.length === 0) return fail('empty-key', 'a __producer_state key needs at least its tag byte');
-  const b = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-  switch (b[0]) {
+  const r = readerOver(key);
+  const tag = r.u8('tag');
+  switch (tag) {
     case ProducerStateTag.IDENTITY:
-      return { ok: true, value: { kind: 'identity', producerName: b.toString('utf8', 1) } };
+      return { ok: true, value: { kind: 'identity', producerName: r.rest().toString('utf8') } };
     case ProducerStateTag.MEMO:
-      if (b.length < 9) return fail('bad-key', `memo key of ${b.length} bytes cannot hold tag and pid (9)`);
-      return { ok: true, value: { kind: 'memo', producerId: b.readBigUInt64BE(1), topic: b.toString('utf8', 9) } };
+      if (r.remaining < 8) return fail('bad-key', `memo key of ${key.length} bytes cannot hold tag and pid (9)`);
+      return { ok: true, value: { kind: 'memo', producerId: r.u64('pid'), topic: r.rest().toString('utf8') } };
     case ProducerStateTag.ALLOCATOR:
-      if (!b.subarray(1).equals(ALLOCATOR_NAME)) return fail('bad-key', 'allocator key is not 0x03 "next_pid"');
+      if (!r.rest().equals(ALLOCATOR_NAME)) return fail('bad-key', 'allocator key is not 0x03 "next_pid"');
       return { ok: true, value: { kind: 'allocator' } };
     default:
-      return fail('unknown-tag', `unknown key tag 0x${b[0]!.toString(16).padStart(2, '0')}`);
+      return fail('unknown-tag', `unknown key tag 0x${tag.toString(16).padStart(2, '0')}`);
   }
 }
+
+/** Every value's fields are fixed-width and its length is checked first: a Reader failure can only be a short value. */
+const problems = {
+  short: 'wrong-length',
+  'string-past-end': 'wrong-length',
+  'string-too-long': 'wrong-length',
+  'count-past-end': 'wrong-length',
+  'count-over-limit': 'wrong-length',
+  'trailing-bytes': 'wrong-length',
+  invalid: 'wrong-length',
+} as const satisfies Record<DecodeFailureKind, ProducerStateProblem>;
 
 export function encodeIdentityValue(identity: ProducerIdentity): Buffer {
   const v = Buffer.allocUnsafe(10);
@@ -149,8 +164,7 @@ export function encodeIdentityValue(identity: ProducerIdentity): Buffer {
 
 export function decodeIdentityValue(value: Uint8Array): ProducerStateResult<ProducerIdentity> {
   if (value.length < 10) return fail('wrong-length', `identity value of ${value.length} bytes, needs 10`);
-  const b = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  return { ok: true, value: { producerId: b.readBigUInt64BE(0), epoch: b.readUInt16BE(8) } };
+  return decodeStrict(value, problems, (r) => ({ producerId: r.u64('pid'), epoch: r.u16('epoch') }));
 }
 
 export function encodeMemoValue(memo: SequenceMemoToStore): Buffer {
@@ -175,44 +189,37 @@ export function encodeMemoValue(memo: SequenceMemoToStore): Buffer {
 
 /** v2 when at least 18 bytes, else v1 when at least 16; a v3 tail only when it is whole and its count in range. */
 export function decodeMemoValue(value: Uint8Array): ProducerStateResult<SequenceMemo> {
-  const b = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  if (b.length < 16) return fail('wrong-length', `memo value of ${b.length} bytes, needs 16 (v1) or 18 (v2)`);
-  const lastSeq = b.readUInt32BE(0);
-  const lastOffset = b.readBigUInt64BE(4);
-  const lastPartition = b.readUInt32BE(12);
-  if (b.length < 18) {
-    return { ok: true, value: { version: 1, lastSeq, lastOffset, lastPartition, epoch: undefined, batch: undefined } };
-  }
-  const memo: SequenceMemo = {
-    version: 2,
-    lastSeq,
-    lastOffset,
-    lastPartition,
-    epoch: b.readUInt16BE(16),
-    batch: undefined,
-  };
-  const tail = b.length - 18;
-  if (tail === 0) return { ok: true, value: memo };
+  if (value.length < 16) return fail('wrong-length', `memo value of ${value.length} bytes, needs 16 (v1) or 18 (v2)`);
+  return decodeStrict(value, problems, readMemo);
+}
+
+function readMemo(r: Reader): SequenceMemo {
+  const lastSeq = r.u32('last_seq');
+  const lastOffset = r.u64('last_offset');
+  const lastPartition = r.u32('last_partition');
+  if (r.remaining < 2) return { version: 1, lastSeq, lastOffset, lastPartition, epoch: undefined, batch: undefined };
+  const memo: SequenceMemo = { version: 2, lastSeq, lastOffset, lastPartition, epoch: r.u16('epoch'), batch: undefined };
+  const tail = r.remaining;
+  if (tail === 0) return memo;
   if (tail < 8) {
     memo.ignoredTail = `${tail} trailing bytes, too few for a v3 tail`;
-    return { ok: true, value: memo };
+    return memo;
   }
-  const count = b.readUInt32BE(22);
+  const baseSeq = r.u32('base_seq');
+  const count = r.u32('ack count');
   if (count < 1 || count > MAX_MEMO_ACKS) {
     memo.ignoredTail = `v3 ack count ${count} outside 1..${MAX_MEMO_ACKS}`;
-    return { ok: true, value: memo };
+    return memo;
   }
-  if (tail - 8 < count * 12) {
-    memo.ignoredTail = `v3 ack count ${count} needs ${count * 12} bytes, ${tail - 8} present`;
-    return { ok: true, value: memo };
+  if (r.remaining < count * 12) {
+    memo.ignoredTail = `v3 ack count ${count} needs ${count * 12} bytes, ${r.remaining} present`;
+    return memo;
   }
   const acks = new Array<MemoAck>(count);
-  for (let i = 0, p = 26; i < count; i++, p += 12) {
-    acks[i] = { partition: b.readUInt32BE(p), offset: b.readBigUInt64BE(p + 4) };
-  }
+  for (let i = 0; i < count; i++) acks[i] = { partition: r.u32('ack partition'), offset: r.u64('ack offset') };
   memo.version = 3;
-  memo.batch = { baseSeq: b.readUInt32BE(18), acks };
-  return { ok: true, value: memo };
+  memo.batch = { baseSeq, acks };
+  return memo;
 }
 
 export function encodeAllocatorValue(nextPid: bigint): Buffer {
@@ -223,7 +230,7 @@ export function encodeAllocatorValue(nextPid: bigint): Buffer {
 
 export function decodeAllocatorValue(value: Uint8Array): ProducerStateResult<bigint> {
   if (value.length < 8) return fail('wrong-length', `allocator value of ${value.length} bytes, needs 8`);
-  return { ok: true, value: Buffer.from(value.buffer, value.byteOffset, value.byteLength).readBigUInt64BE(0) };
+  return decodeStrict(value, problems, (r) => r.u64('next_pid'));
 }
 
 /** Decodes one record of the topic (key and value); a zero-length value is a tombstone. */

@@ -11,8 +11,10 @@
  *   u32 payload_crc         CRC-32 over everything between the two CRCs
  */
 import { DecodeError } from '../errors.js';
+import { byteView } from '../protocol/byte-view.js';
 import { crc32Range } from '../protocol/crc32.js';
 import { type RecordHeader, headersSize, readHeaders, writeHeaders } from '../protocol/headers.js';
+import { u32At, u64At } from '../protocol/raw-ints.js';
 import { Reader } from '../protocol/reader.js';
 import { Writer } from '../protocol/writer.js';
 
@@ -29,6 +31,8 @@ export const BASE_HEADER_BYTES = 13;
 export const TXN_HEADER_BYTES = 23;
 /** The smallest body: 13-byte header, two CRCs, empty key and value. */
 export const MIN_RECORD_BODY = BASE_HEADER_BYTES + 8;
+/** Attribute bits readCommonRecord leaves to readRecord: a 23-byte header or a header block. */
+const COMMON_RECORD_EXCLUDES = RecordAttr.TRANSACTIONAL | RecordAttr.HEADERS;
 
 export interface RecordToStore {
   /** Codec bits and flags; HEADERS and TRANSACTIONAL are set from `headers` and `producerId` when present. */
@@ -212,6 +216,48 @@ export function readRecord(buf: Buffer, pos: number, end: number = buf.length): 
       epoch: txn ? buf.readUInt16BE(h + 21) : undefined,
       size: LENGTH_PREFIX_BYTES + bodyLen,
     },
+  };
+}
+
+/**
+ * readRecord's fast path, for the segment reader's hot loop: the record at `p` when it is a common one (13-byte
+ * header, no header block) that passes every check of storage.md §8 within `buf[0, end)`, read on raw indices with
+ * zero-copy views; undefined sends the caller to `readRecord`, which decides and explains. `buf[0, verified)` is
+ * already known whole (its payload CRC is skipped). The record is returned with `offset`, and `nextOffset` =
+ * `base + p + size` (`base` being the global offset of `buf[0]`), so the caller builds no second object.
+ */
+export function readCommonRecord(
+  buf: Buffer,
+  p: number,
+  end: number,
+  verified: number,
+  offset: bigint,
+  base: number,
+): (StoredRecord & { offset: bigint; nextOffset: bigint }) | undefined {
+  if (end - p < LENGTH_PREFIX_BYTES + MIN_RECORD_BODY) return undefined;
+  const bodyLen = u32At(buf, p + 4);
+  const h = p + LENGTH_PREFIX_BYTES;
+  const attrs = buf[h]!;
+  if (buf[p] !== 0 || buf[p + 1] !== 0 || buf[p + 2] !== 0 || buf[p + 3] !== 0) return undefined;
+  if (bodyLen < MIN_RECORD_BODY || bodyLen > end - h || (attrs & COMMON_RECORD_EXCLUDES) !== 0) return undefined;
+  if (crc32Range(buf, h, h + BASE_HEADER_BYTES) !== u32At(buf, h + BASE_HEADER_BYTES)) return undefined;
+  const keyLen = u32At(buf, h + 1);
+  const payloadStart = h + BASE_HEADER_BYTES + 4;
+  const payloadEnd = h + bodyLen - 4;
+  if (keyLen > payloadEnd - payloadStart) return undefined;
+  const size = LENGTH_PREFIX_BYTES + bodyLen;
+  if (p + size > verified && crc32Range(buf, payloadStart, payloadEnd) !== u32At(buf, payloadEnd)) return undefined;
+  return {
+    attrs,
+    timestamp: u64At(buf, h + 5),
+    key: byteView(buf, payloadStart, payloadStart + keyLen),
+    value: byteView(buf, payloadStart + keyLen, payloadEnd),
+    headers: undefined,
+    producerId: undefined,
+    epoch: undefined,
+    size,
+    offset,
+    nextOffset: BigInt(base + p + size),
   };
 }
 

@@ -16,15 +16,13 @@
  * fully verified the first time they are read. What this gives up is catching media corruption of a page that was
  * evicted after it was verified or written; Kafka's broker does not re-check CRCs on fetch either.
  *
- * The common record (no transactional fields, no header block) is checked and decoded inline, with the CRCs in
- * the JS slicing-by-8 loop (cheaper than zlib's binding at these sizes); anything else, and any record that fails
- * a check, goes through `readRecord`, which verifies both CRCs and names what is wrong.
+ * The common record (no transactional fields, no header block) goes through record.ts's `readCommonRecord`, with
+ * the CRCs in the JS slicing-by-8 loop (cheaper than zlib's binding at these sizes); anything else, and any record
+ * that fails a check, goes through `readRecord`, which verifies both CRCs and names what is wrong.
  */
 import { CorruptDataError } from '../errors.js';
-import { byteView } from '../protocol/byte-view.js';
-import { crc32Range } from '../protocol/crc32.js';
 import type { LogRecord, ReadLimits } from './partition-log.js';
-import { BASE_HEADER_BYTES, LENGTH_PREFIX_BYTES, MIN_RECORD_BODY, RecordAttr, readRecord } from './record.js';
+import { LENGTH_PREFIX_BYTES, readCommonRecord, readRecord } from './record.js';
 import type { Segment } from './segment.js';
 
 /** Bytes read per call when the caller sets no `maxBytes`. */
@@ -32,11 +30,6 @@ export const DEFAULT_READ_MAX_BYTES = 1024 * 1024;
 /** The guess of a record's size before a segment has been read from. */
 const BYTES_PER_RECORD_GUESS = 512;
 const MIN_READ_BYTES = 4096;
-/** Attribute bits the inline path leaves to `readRecord`: a 23-byte header or a header block. */
-const SLOW_ATTRS = RecordAttr.TRANSACTIONAL | RecordAttr.HEADERS;
-const TWO_32 = 2 ** 32;
-/** The largest high half of a u64 that still makes a safe integer. */
-const SAFE_HIGH = 0x1f_ffff;
 
 /** The index of the segment holding global offset `pos` (the last one whose base is ≤ pos), or -1. */
 export function segmentIndexFor(segments: readonly Segment[], pos: number): number {
@@ -93,7 +86,7 @@ export function readRecords(segments: readonly Segment[], start: number, limits:
     const verified = seg.verifiedEnd - inSeg;
     let p = 0;
     while (p < got && out.length < maxRecords) {
-      let rec = inlineRecord(buf, p, got, offset, base, verified);
+      let rec: LogRecord | undefined = readCommonRecord(buf, p, got, verified, offset, base);
       if (rec === undefined) {
         const r = readRecord(buf, p, got);
         if (!r.ok) {
@@ -142,51 +135,6 @@ export function readRecords(segments: readonly Segment[], start: number, limits:
 function readGuess(seg: Segment, records: number): number {
   const mean = seg.recordBytesHint > 0 ? seg.recordBytesHint : BYTES_PER_RECORD_GUESS;
   return Math.max(MIN_READ_BYTES, records * (mean + (mean >>> 3)));
-}
-
-function u32(buf: Buffer, i: number): number {
-  return ((buf[i]! << 24) | (buf[i + 1]! << 16) | (buf[i + 2]! << 8) | buf[i + 3]!) >>> 0;
-}
-
-/**
- * The record at `p` when it is a common one (13-byte header, no header block) that passes every check of
- * storage.md §8 within `buf[0, end)`; undefined sends the caller to `readRecord`, which decides and explains.
- * `base` is the global offset of `buf[0]`; `buf[0, verified)` is already known whole (its payload CRC is skipped).
- */
-function inlineRecord(
-  buf: Buffer,
-  p: number,
-  end: number,
-  offset: bigint,
-  base: number,
-  verified: number,
-): LogRecord | undefined {
-  if (end - p < LENGTH_PREFIX_BYTES + MIN_RECORD_BODY) return undefined;
-  const bodyLen = u32(buf, p + 4);
-  const h = p + LENGTH_PREFIX_BYTES;
-  const attrs = buf[h]!;
-  if (buf[p] !== 0 || buf[p + 1] !== 0 || buf[p + 2] !== 0 || buf[p + 3] !== 0) return undefined;
-  if (bodyLen < MIN_RECORD_BODY || bodyLen > end - h || (attrs & SLOW_ATTRS) !== 0) return undefined;
-  if (crc32Range(buf, h, h + BASE_HEADER_BYTES) !== u32(buf, h + BASE_HEADER_BYTES)) return undefined;
-  const keyLen = u32(buf, h + 1);
-  const payloadStart = h + BASE_HEADER_BYTES + 4;
-  const payloadEnd = h + bodyLen - 4;
-  if (keyLen > payloadEnd - payloadStart) return undefined;
-  const size = LENGTH_PREFIX_BYTES + bodyLen;
-  if (p + size > verified && crc32Range(buf, payloadStart, payloadEnd) !== u32(buf, payloadEnd)) return undefined;
-  const tsHigh = u32(buf, h + 5);
-  return {
-    attrs,
-    timestamp: tsHigh <= SAFE_HIGH ? BigInt(tsHigh * TWO_32 + u32(buf, h + 9)) : buf.readBigUInt64BE(h + 5),
-    key: byteView(buf, payloadStart, payloadStart + keyLen),
-    value: byteView(buf, payloadStart + keyLen, payloadEnd),
-    headers: undefined,
-    producerId: undefined,
-    epoch: undefined,
-    size,
-    offset,
-    nextOffset: BigInt(base + p + size),
-  };
 }
 
 function fail(out: LogRecord[], seg: Segment, position: number, reason: string): LogRecord[] {

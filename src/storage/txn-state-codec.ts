@@ -6,11 +6,15 @@
  *   u32 participants · participants × (u16-length topic · u32 partition · u64 first_offset)
  *   u32 pending · pending × (u16-length group · u16-length topic · u32 partition · u64 offset)
  *
- * A zero-length value is a tombstone. Decoders never throw on bad bytes: a count the bytes cannot hold, a string
- * past the end or a short value come back as a problem, before anything is allocated from the count.
+ * A zero-length value is a tombstone. Decoders never throw on bad bytes: they read with the strict protocol Reader,
+ * and a count the bytes cannot hold, a string past the end or a short value come back as a problem, before anything
+ * is allocated from the count.
  */
+import type { DecodeFailureKind } from '../errors.js';
 import { fnv1a32 } from '../protocol/fnv1a.js';
+import type { Reader } from '../protocol/reader.js';
 import { namesOf } from '../protocol/table.js';
+import { decodeStrict } from './strict-decode.js';
 
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
 export const TRANSACTION_STATE_PARTITIONS = 16;
@@ -104,79 +108,43 @@ export function encodeTxnStateValue(v: TxnStateRecord): Buffer {
   return b;
 }
 
-class Problem {
-  constructor(
-    readonly problem: TxnStateProblem,
-    readonly detail: string,
-  ) {}
+/** How the strict Reader's failures read in this layout's terms. */
+const problems = {
+  short: 'wrong-length',
+  'string-past-end': 'string-past-end',
+  'string-too-long': 'string-past-end',
+  'count-past-end': 'count-past-end',
+  'count-over-limit': 'count-past-end',
+  'trailing-bytes': 'wrong-length',
+  invalid: 'wrong-length',
+} as const satisfies Record<DecodeFailureKind, TxnStateProblem>;
+
+/** Participants need 2 + 4 + 8 bytes and pending offsets 2 + 2 + 4 + 8 at least: a count is checked against that. */
+const MIN_PARTICIPANT_BYTES = 14;
+const MIN_PENDING_BYTES = 16;
+
+function readTxnState(r: Reader): TxnStateRecord {
+  const producerId = r.u64('pid');
+  const epoch = r.u16('epoch');
+  const state = r.u8('state');
+  const participants = new Array<TxnParticipant>(r.count('participant count', MIN_PARTICIPANT_BYTES));
+  for (let i = 0; i < participants.length; i++) {
+    participants[i] = { topic: r.str16('topic'), partition: r.u32('partition'), firstOffset: r.u64('first_offset') };
+  }
+  const pendingOffsets = new Array<TxnPendingOffset>(r.count('pending-offset count', MIN_PENDING_BYTES));
+  for (let i = 0; i < pendingOffsets.length; i++) {
+    pendingOffsets[i] = {
+      group: r.str16('group'),
+      topic: r.str16('topic'),
+      partition: r.u32('partition'),
+      offset: r.u64('offset'),
+    };
+  }
+  return { producerId, epoch, state, participants, pendingOffsets };
 }
 
-/** A bounds-checked cursor whose failures are Problems, caught once in decodeTxnStateValue. */
-class Cursor {
-  pos = 0;
-  constructor(private readonly b: Buffer) {}
-  need(n: number, what: string): number {
-    if (this.b.length - this.pos < n) {
-      throw new Problem('wrong-length', `${what} at ${this.pos} needs ${n} bytes, ${this.b.length - this.pos} left`);
-    }
-    const at = this.pos;
-    this.pos += n;
-    return at;
-  }
-  u8(what: string): number {
-    return this.b[this.need(1, what)]!;
-  }
-  u16(what: string): number {
-    return this.b.readUInt16BE(this.need(2, what));
-  }
-  u32(what: string): number {
-    return this.b.readUInt32BE(this.need(4, what));
-  }
-  u64(what: string): bigint {
-    return this.b.readBigUInt64BE(this.need(8, what));
-  }
-  str16(what: string): string {
-    const len = this.u16(`${what} length`);
-    if (this.b.length - this.pos < len) {
-      throw new Problem('string-past-end', `${what} length ${len} at ${this.pos - 2} runs past the value's end`);
-    }
-    const s = this.b.toString('utf8', this.pos, this.pos + len);
-    this.pos += len;
-    return s;
-  }
-  count(what: string, minEntryBytes: number): number {
-    const n = this.u32(what);
-    if (n > Math.floor((this.b.length - this.pos) / minEntryBytes)) {
-      throw new Problem('count-past-end', `${what} ${n} cannot fit in the ${this.b.length - this.pos} bytes left`);
-    }
-    return n;
-  }
-}
-
-/** undefined for a tombstone (zero-length value). */
+/** undefined for a tombstone (zero-length value). Bytes after the pending offsets are ignored. */
 export function decodeTxnStateValue(value: Uint8Array): TxnStateResult<TxnStateRecord | undefined> {
   if (value.length === 0) return { ok: true, value: undefined };
-  const c = new Cursor(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-  try {
-    const producerId = c.u64('pid');
-    const epoch = c.u16('epoch');
-    const state = c.u8('state');
-    const participants: TxnParticipant[] = new Array(c.count('participant count', 14));
-    for (let i = 0; i < participants.length; i++) {
-      participants[i] = { topic: c.str16('topic'), partition: c.u32('partition'), firstOffset: c.u64('first_offset') };
-    }
-    const pendingOffsets: TxnPendingOffset[] = new Array(c.count('pending-offset count', 16));
-    for (let i = 0; i < pendingOffsets.length; i++) {
-      pendingOffsets[i] = {
-        group: c.str16('group'),
-        topic: c.str16('topic'),
-        partition: c.u32('partition'),
-        offset: c.u64('offset'),
-      };
-    }
-    return { ok: true, value: { producerId, epoch, state, participants, pendingOffsets } };
-  } catch (err) {
-    if (err instanceof Problem) return { ok: false, problem: err.problem, detail: err.detail };
-    throw err;
-  }
+  return decodeStrict(value, problems, readTxnState);
 }

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/broker/auth.js';
 import { Op } from '../../src/protocol/opcodes.js';
+import { until } from '../helpers/eventually.js';
 import { RawClient } from '../helpers/raw-client.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -41,15 +42,16 @@ function launch(args: string[], stdin: 'pipe' | 'ignore' = 'pipe'): Running {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-async function waitForLine(r: Running, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = pattern.exec(r.stdout());
-    if (m) return m;
-    if (r.child.exitCode !== null) throw new Error(`exited ${r.child.exitCode}: ${r.stderr()}`);
-    if (Date.now() > deadline) throw new Error(`no ${pattern} on stdout; stderr: ${r.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function waitForLine(r: Running, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+  return until(
+    () => {
+      const m = pattern.exec(r.stdout());
+      if (m) return m;
+      if (r.child.exitCode !== null) throw new Error(`exited ${r.child.exitCode}: ${r.stderr()}`);
+      return undefined;
+    },
+    { timeoutMs, intervalMs: 25, what: () => `${String(pattern)} on stdout (stderr: ${r.stderr()})` },
+  );
 }
 
 afterEach(async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/client.js';
 import { TxnState } from '../../src/storage/txn-state-codec.js';
+import { eventually } from '../helpers/eventually.js';
 import { type CliBroker, type CliResult, type CliRun, createTopic as createTopicAt, crater as run, spawnCrater as spawnAt, startCliBroker } from '../helpers/cli.js';
 
 let server: CliBroker;
@@ -34,13 +35,12 @@ async function consumed(topic: string, isolation: 'read_committed' | 'read_uncom
 
 /** Waits (polling up to a deadline) until the producer's transaction has appended `n` records. */
 async function untilAppended(topic: string, n: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const log = broker.topics.requireTopic(topic).partitions[0]!;
-    if (log.read(0n, { maxRecords: 1_000 }).length >= n) return;
-    if (Date.now() > deadline) throw new Error(`fewer than ${n} records appended to ${topic}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const log = broker.topics.requireTopic(topic).partitions[0]!;
+  await eventually(() => log.read(0n, { maxRecords: 1_000 }).length >= n, {
+    timeoutMs: 10_000,
+    intervalMs: 20,
+    what: `${n} records appended to ${topic}`,
+  });
 }
 
 beforeAll(async () => {

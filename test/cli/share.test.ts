@@ -138,7 +138,7 @@ describe('share describe, list, alter, reset, state', () => {
         const file = path.join(copy, '__share_group_state', String(f));
         const bytes = await fs.readFile(file);
         if (bytes.length > 40) {
-          bytes[bytes.length - 3] ^= 0xff;
+          bytes[bytes.length - 3]! ^= 0xff;
           await fs.writeFile(file, bytes);
           damaged = true;
           break;

@@ -177,7 +177,7 @@ describe('crater state dump on memos a broker wrote', () => {
     const history = await dumpJson([dataDir, '--history', '--producer', 'billing']);
     const memos = history.report.entries.filter((e) => e.kind === 'memo');
     expect(memos.map((e) => e.memo?.version)).toEqual([3, 2, 3]);
-    expect(memos[0]!.memo!.acks).toEqual(acks!.map((a) => ({ partition: a.partition, offset: Number(a.offset) })));
+    expect(memos[0]!.memo!.acks).toEqual(acks.map((a) => ({ partition: a.partition, offset: Number(a.offset) })));
     const { code, report } = await dumpJson([dataDir, '--against', dataDir, '--verify']);
     expect(code).toBe(0);
     expect(report.summary.acksChecked).toBe(2);

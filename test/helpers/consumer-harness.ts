@@ -107,11 +107,4 @@ export function errorCodeOf(frames: readonly Frame[] | Frame): number | undefine
 
 export const values = (records: readonly FetchedRecord[]): string[] => records.map((r) => r.value.toString());
 
-/** Polls `check` until it returns true or the deadline passes. */
-export async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { eventually } from './eventually.js';

@@ -25,7 +25,10 @@ describe('batch-vs-single on the embedded broker', () => {
     expect(touched).toBe(4);
     expect(report.single.latencyMs.count).toBe(40);
     expect(report.single.latencyMs.p50).toBeLessThanOrEqual(report.single.latencyMs.max);
-    expect(report.speedup).toBeGreaterThan(0);
+    // No timing assertion: the batch took measurable time, so the speedup is the ratio of the medians (exactly that
+    // division), not the 0 the report falls back to when the batch median is 0.
+    expect(report.batch.wallMs.median).toBeGreaterThan(0);
+    expect(report.speedup).toBe(report.single.wallMs.median / report.batch.wallMs.median);
     expect(report.speedup).toBeCloseTo(report.single.wallMs.median / report.batch.wallMs.median, 9);
     expect(report.single.wallMs.min).toBe(report.single.wallMs.max);
     expect(report.sweep).toBeNull();
@@ -64,7 +67,10 @@ describe('throughput on the embedded broker', () => {
     const report = await runThroughput({ records: 2500, batchSize: 500, inFlight: 2, connections: 2, fetchSize: 300 });
     expect(report.produce).toMatchObject({ records: 2500, requests: 5, bytes: 2500 * 108 });
     expect(report.produce.latencyMs.count).toBe(5);
+    // acks=leader: at least one fsync per batch, at most one per partition each of the 5 batches touched (4 by
+    // default); group commit may merge concurrent batches' fsyncs of one partition, so the count is a range.
     expect(report.produce.fsyncs).toBeGreaterThanOrEqual(5);
+    expect(report.produce.fsyncs).toBeLessThanOrEqual(5 * 4);
     expect(report.fetch.records).toBe(2500);
     expect(report.fetch.requests).toBeGreaterThanOrEqual(Math.ceil(2500 / 300));
     expect(report.produce.brokerPeakRssBytes).toBeGreaterThan(10_000_000);
@@ -76,7 +82,8 @@ describe('EmbeddedBroker', () => {
   it('answers stats over IPC and removes its data dir on close', async () => {
     const broker = await EmbeddedBroker.start();
     const stats = await broker.stats();
-    expect(stats.fsyncCount).toBeGreaterThanOrEqual(0);
+    // Nothing produced yet: a broker that has only started has fsynced no record.
+    expect(stats.fsyncCount).toBe(0);
     expect(stats.peakRssBytes).toBeGreaterThanOrEqual(stats.rssBytes);
     expect(fs.existsSync(broker.dataDir)).toBe(true);
     await broker.close();

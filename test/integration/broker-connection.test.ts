@@ -10,6 +10,7 @@ import { HeartbeatReply } from '../../src/protocol/messages/control.js';
 import { HelloRequest } from '../../src/protocol/messages/hello.js';
 import { ListTopicsRequest } from '../../src/protocol/messages/list-topics.js';
 import { Op } from '../../src/protocol/opcodes.js';
+import { eventually } from '../helpers/eventually.js';
 import { tempDataDir, useTempBroker } from '../helpers/temp-broker.js';
 
 const env = useTempBroker();
@@ -93,11 +94,14 @@ describe('send budget', () => {
     req.writeUInt32BE(name.length, 21);
     name.copy(req, 25);
     const burst = Buffer.concat(Array.from({ length: 2000 }, () => req));
-    const deadline = Date.now() + 20_000;
-    while (closedBy === undefined && Date.now() < deadline) {
-      if (!c.socket.destroyed) c.socket.write(burst);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Keeps writing bursts (one per poll) until the broker closes the connection.
+    await eventually(
+      () => {
+        if (closedBy === undefined && !c.socket.destroyed) c.socket.write(burst);
+        return closedBy !== undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 20, what: 'a close for pending_send_too_large' },
+    );
     expect(closedBy).toBe('pending_send_too_large');
   });
 });

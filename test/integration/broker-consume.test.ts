@@ -108,7 +108,7 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
     expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 10)))).toEqual(['o-0']);
     await h.append('orders', 1, 1, 'o2');
     const both = recordsIn(await fetchFrames(c, 'audit', 'g', 10));
-    expect(both.map((r) => `${r.topic}:${r.value}`).sort()).toEqual(['audit:a-0', 'orders:o2-0']);
+    expect(both.map((r) => `${r.topic}:${r.value.toString()}`).sort()).toEqual(['audit:a-0', 'orders:o2-0']);
   });
 
   it('decompresses gzip and snappy values and steps over control records without counting them', async () => {

@@ -4,29 +4,42 @@ import type { BrokerEvent } from '../../src/broker/broker.js';
 import { type Client, connect } from '../../src/client/client.js';
 import { FetchRequest } from '../../src/protocol/messages/fetch.js';
 import { FetchFlag } from '../../src/protocol/opcodes.js';
-import { eventually } from '../helpers/consumer-harness.js';
+import { consumerRuntimeOf } from '../../src/broker/consumer/index.js';
+import { silentLogger } from '../../src/broker/core.js';
+import { eventually } from '../helpers/eventually.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
 const env = useTempBroker({ topics: [{ name: 'big', partitions: 1 }] });
+/** FETCHes of 8 records of 512 KiB each (4 MiB a reply): 24 MiB in all, far past the loopback socket buffers. */
+const FETCHES = 6;
 
 describe('send deadline (wire.md §1)', () => {
   it('a client that never reads is closed once its unsent replies have not drained for sendTimeoutMs', async () => {
     // A pending-bytes cap far above what the test queues, so only the deadline can close the connection.
-    const b = await env.start({ sendTimeoutMs: 300, maxPendingSendBytes: 1 << 30 });
+    const warnings: Record<string, unknown>[] = [];
+    const logger = { ...silentLogger, warn: (_: string, fields?: Record<string, unknown>) => warnings.push(fields ?? {}) };
+    const b = await env.start({ sendTimeoutMs: 300, maxPendingSendBytes: 1 << 30, logger });
     const value = Buffer.alloc(512 * 1024, 7);
     const log = b.topics.requireTopic('big').partitions[0]!;
-    const appended = log.append(Array.from({ length: 8 }, (_, i) => ({ attrs: 0, timestamp: 1n, key: Buffer.from(`k${i}`), value })));
-    expect(appended.error).toBeUndefined();
+    const records = Array.from({ length: FETCHES * 8 }, (_, i) => ({ attrs: 0, timestamp: 1n, key: Buffer.from(`k${i}`), value }));
+    expect(log.append(records).error).toBeUndefined();
     await log.sync();
     const events: BrokerEvent[] = [];
     b.on((e) => events.push(e));
     const c = await env.raw();
     c.socket.pause();
-    // Every group starts from the beginning, so each FETCH queues the full 4 MiB again: far past the socket buffers.
-    for (let g = 0; g < 24; g++) c.send(FetchRequest, { topic: 'big', group: `g${g}`, maxRecords: 8, flags: FetchFlag.BATCHED });
+    // One connection is bound to one group, and each FETCH resumes where the last one left: FETCHES × 4 MiB queued.
+    for (let i = 0; i < FETCHES; i++) c.send(FetchRequest, { topic: 'big', group: 'g', maxRecords: 8, flags: FetchFlag.BATCHED });
     await eventually(() => events.some((e) => e.type === 'connection-closed'), 10_000);
     const closed = events.find((e) => e.type === 'connection-closed');
     expect(closed).toMatchObject({ reason: 'send-deadline', connections: 0 });
+    // Every FETCH was answered with records (no ERROR reply among them), and at the deadline more than one FETCH's
+    // worth of them was still unsent, so the deadline, not a full socket buffer, is what closed the connection.
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.pendingBytes).toBeGreaterThan(4 * 1024 * 1024);
+    // And each FETCH was served, not refused: the group's committed cursor reached the end of all FETCHES × 8 records.
+    const offsets = consumerRuntimeOf(b).offsets;
+    await eventually(() => offsets.get('g', 'big', 1) === log.logEndOffset);
   });
 });
 

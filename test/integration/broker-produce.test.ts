@@ -30,11 +30,11 @@ const records = (n: number, key = (i: number) => `k${i}`) =>
 
 describe('PRODUCE', () => {
   it('stores a keyed record in fnv1a(key) mod N + 1, acks after fsync, and survives a restart', async () => {
-    let c = await start();
+    const c = await start();
     const ack = c.decode(ProduceAckReply, await c.request(ProduceRequest, { codec: 0, topic: 'orders', key: buf('key-1'), value: buf('v') }));
     expect(ack).toEqual({ partition: 3, offset: 0n });
     expect(env.broker.fsyncCount).toBe(1);
-    c = await restart();
+    await restart();
     const [rec] = env.broker.topics.requireTopic('orders').partitions[2]!.read(0n, { maxRecords: 10 });
     expect(rec?.key.toString()).toBe('key-1');
     expect(rec?.value.toString()).toBe('v');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Client, FetchedRecord } from '../../src/client/index.js';
+import { until } from '../helpers/eventually.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
 const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
@@ -13,15 +14,6 @@ const values = (records: FetchedRecord[]) => records.map((r) => r.value.toString
 const fill = (c: Client, topic: string, n: number, prefix = 'v') =>
   c.produceBatch(topic, Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })));
 
-async function until<T>(fn: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('client: fetch against the broker', () => {
   it('a batched fetch of 10 records is 2 frames; an unbatched one is 11; both return the same records', async () => {

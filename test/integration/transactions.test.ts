@@ -14,7 +14,7 @@ import type { Producer } from '../../src/client/producer/producer.js';
 import { BrokerError } from '../../src/errors.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { TxnState } from '../../src/storage/txn-state-codec.js';
-import { eventually } from '../helpers/consumer-harness.js';
+import { eventually } from '../helpers/eventually.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
 const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
@@ -150,10 +150,7 @@ describe('commit and abort', () => {
     await producer.sendBatch('one', batch('lost', 3));
     expect(b.transactions.get('dropper')!.state).toBe(TxnState.ONGOING);
     await producer.close();
-    const deadline = Date.now() + 5_000;
-    while (b.transactions.get('dropper')!.state !== TxnState.COMPLETE_ABORT && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await eventually(() => b.transactions.get('dropper')!.state === TxnState.COMPLETE_ABORT);
     expect(b.transactions.get('dropper')!.state).toBe(TxnState.COMPLETE_ABORT);
     expect(await readAll('one', 'read_committed')).toHaveLength(0);
     expect(await readAll('one', 'read_uncommitted')).toHaveLength(3);
@@ -235,10 +232,7 @@ describe('refusals', () => {
     const producer = await txnProducer('slow');
     await producer.beginTransaction();
     await producer.send('one', { value: 'late' });
-    const deadline = Date.now() + 5_000;
-    while (b.transactions.get('slow')!.state !== TxnState.COMPLETE_ABORT && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(() => b.transactions.get('slow')!.state === TxnState.COMPLETE_ABORT);
     expect(b.transactions.get('slow')!.state).toBe(TxnState.COMPLETE_ABORT);
     const error = await producer.send('one', { value: 'later' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BrokerError);

@@ -12,9 +12,9 @@ export class CursorTable {
 
   set(group: string, topic: string, partition: number, offset: bigint): void {
     let topics = this.groups.get(group);
-    if (!topics) this.groups.set(group, (topics = new Map()));
+    if (!topics) this.groups.set(group, (topics = new Map<string, Map<number, bigint>>()));
     let parts = topics.get(topic);
-    if (!parts) topics.set(topic, (parts = new Map()));
+    if (!parts) topics.set(topic, (parts = new Map<number, bigint>()));
     parts.set(partition, offset);
   }
 

@@ -71,7 +71,7 @@ export function encodeRecordFrames(correl: Buffer, parts: readonly PolledPartiti
   }
   if (opts.withOk) {
     buf.writeUInt32BE(FRAME_HEADER_BYTES, pos);
-    pos = frameHeader(buf, pos, Op.OK, correl);
+    frameHeader(buf, pos, Op.OK, correl);
   }
   return buf;
 }

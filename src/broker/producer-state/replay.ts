@@ -106,7 +106,7 @@ function build(slots: Map<string, Slot>, records: number): ProducerStateSnapshot
     } else if (entry.kind === 'memo') {
       if (!entry.value) continue;
       let topics = snapshot.memos.get(entry.producerId);
-      if (!topics) snapshot.memos.set(entry.producerId, (topics = new Map()));
+      if (!topics) snapshot.memos.set(entry.producerId, (topics = new Map<string, ReplayedMemo>()));
       topics.set(entry.topic, { memo: entry.value, writtenAt: timestamp });
       seePid(entry.producerId);
     } else {

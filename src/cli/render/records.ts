@@ -35,6 +35,7 @@ export function formatRate(count: number, elapsedMs: number): string {
 export function bytesCell(bytes: Buffer | undefined, encoding: EnvelopeEncoding = 'auto'): string {
   if (bytes === undefined) return '';
   const field = encodeBytes(bytes, encoding);
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   if ('utf8' in field && !/[\u0000-\u001f\u007f]/.test(field.utf8)) return field.utf8;
   if ('hex' in field) return `hex:${field.hex}`;
   return `base64:${'base64' in field ? field.base64 : bytes.toString('base64')}`;

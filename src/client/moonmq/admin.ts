@@ -55,8 +55,9 @@ export async function deleteTopic(conn: Connection, name: string): Promise<void>
 
 export async function alterTopicConfig(conn: Connection, name: string, entries: ConfigEntries): Promise<void> {
   validateTopicName(name);
+  // Array.isArray narrows a readonly tuple list to any[]; the cast restores the declared element type.
   const pairs: [string, string][] = Array.isArray(entries)
-    ? entries.map(([k, v]) => [k, v])
+    ? (entries as readonly (readonly [string, string])[]).map(([k, v]): [string, string] => [k, v])
     : Object.entries(entries).map(([k, v]) => [k, String(v)]);
   if (pairs.length === 0) throw new UsageError('alterTopicConfig needs at least one entry');
   validateConfigEntries(pairs);

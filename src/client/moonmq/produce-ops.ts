@@ -38,7 +38,7 @@ export function codecId(codec: CodecId | CodecName | undefined): CodecId {
   if (codec === undefined) return Codec.NONE;
   if (typeof codec === 'number') {
     if (codec === Codec.NONE || codec === Codec.GZIP || codec === Codec.SNAPPY) return codec;
-    throw new UsageError(`unknown codec ${codec}: use 0 none, 1 gzip or 2 snappy`);
+    throw new UsageError(`unknown codec ${String(codec)}: use 0 none, 1 gzip or 2 snappy`);
   }
   const id = codecNames.indexOf(codec);
   if (id < 0) throw new UsageError(`unknown codec '${String(codec)}': use none, gzip or snappy`);

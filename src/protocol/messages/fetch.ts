@@ -22,6 +22,7 @@ import { type RecordHeader, readHeaders, writeHeaders } from '../headers.js';
 import { Caps } from '../limits.js';
 import { type MessageCodec, defineMessage } from '../message.js';
 import { Op } from '../opcodes.js';
+import { u32At, u64At } from '../raw-ints.js';
 import { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 import { headersBound, inEntry, strBound } from './field-path.js';
@@ -164,20 +165,6 @@ function strictDecodeBatch(r: Reader, withHeaders: boolean): RecordBatch {
     throw inEntry(err, `records[${i}]`);
   }
   return { records };
-}
-
-const TWO_32 = 2 ** 32;
-/** The largest high half of a u64 that still makes a safe integer. */
-const SAFE_HIGH = 0x1f_ffff;
-
-function u32At(b: Buffer, i: number): number {
-  return ((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0;
-}
-
-/** A u64 as bigint: one BigInt(number) when it fits 2^53 (offsets and timestamps do), cheaper than readBigUInt64BE. */
-function u64At(b: Buffer, i: number): bigint {
-  const high = u32At(b, i);
-  return high <= SAFE_HIGH ? BigInt(high * TWO_32 + u32At(b, i + 4)) : b.readBigUInt64BE(i);
 }
 
 /**

@@ -7,8 +7,7 @@ import { DecodeError } from '../../errors.js';
 /** Re-raises a DecodeError from inside entry `path` with the entry's path prepended; other errors pass through. */
 export function inEntry(err: unknown, path: string): unknown {
   if (!(err instanceof DecodeError)) return err;
-  const reason = err.message.slice(`${err.field} at offset ${err.offset}: `.length);
-  return new DecodeError(`${path}.${err.field}`, err.offset, reason);
+  return new DecodeError(`${path}.${err.field}`, err.offset, err.reason, { kind: err.kind });
 }
 
 /**

@@ -46,67 +46,24 @@ function findingFor(item: Problem): { kind: FindingKind; message: string } {
 
 export function inspectSegment(ctx: SegmentContext, findings: Finding[]): SegmentReport | undefined {
   const { files, backend, options } = ctx;
-  const level = options.level ?? 'record';
   if (!files.log) {
     const orphan = files.index ?? files.timeIndex ?? '';
     findings.push({ kind: 'missing-path', file: orphan, position: 0, message: 'index file without its .log segment' });
     return undefined;
   }
-  const file = files.log;
   const before = findings.length;
-  const report: SegmentReport = {
-    file,
-    backend,
-    base: files.base,
-    bytes: 0,
-    validBytes: 0,
-    recordCount: 0,
-    codecs: {},
-    transactional: 0,
-    control: 0,
-    findingCount: 0,
-  };
-  const keep = level !== 'segment' && options.onRecord === undefined;
+  const report = emptyReport(files.log, ctx);
+  const keep = (options.level ?? 'record') !== 'segment' && options.onRecord === undefined;
   const records: RecordReport[] = [];
   const timeIndex = backend === 'segmented' && files.timeIndex ? new TimeIndexCheck(files.timeIndex, findings) : undefined;
   const dense = backend === 'commitlog' && files.index ? new DenseIndexCheck(files.index, findings) : undefined;
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(files.log, 'r');
   try {
-    const size = fs.fstatSync(fd).size;
-    report.bytes = size;
-    report.validBytes = size;
-    if (size === 0 && !ctx.isLast) {
-      findings.push({ kind: 'empty-segment', file, position: 0, message: 'a closed segment with no records' });
-    }
-    let n = 0;
-    for (const item of scanRecords(fd, size, 0, options.chunkBytes ?? DEFAULT_SCAN_CHUNK)) {
-      const offset = backend === 'segmented' ? files.base + BigInt(item.position) : files.base + BigInt(n);
-      let rec: RecordReport;
-      if (item.ok) {
-        rec = reportValidRecord(offset, item.position, item.record, level);
-      } else {
-        findings.push({ file, position: item.position, ...findingFor(item) });
-        if (item.bytes === undefined) {
-          report.validBytes = item.position;
-          break;
-        }
-        rec = reportDamagedRecord(offset, item.position, item.bytes);
-      }
-      timeIndex?.visit(item.position, rec.timestamp);
-      dense?.visit(n, item.position);
-      n++;
-      report.recordCount = n;
-      report.firstOffset ??= offset;
-      report.lastOffset = offset;
-      report.codecs[rec.codec] = (report.codecs[rec.codec] ?? 0) + 1;
-      if (rec.transactional) report.transactional++;
-      if (rec.control) report.control++;
-      if (options.onRecord && level !== 'segment') {
-        options.onRecord(rec, { file, topic: ctx.topic, partition: ctx.partition });
-      } else if (keep) {
-        records.push(rec);
-      }
-    }
+    const n = scanSegment(fd, ctx, report, findings, (rec, position, index) => {
+      timeIndex?.visit(position, rec.timestamp);
+      dense?.visit(index, position);
+      if (keep) records.push(rec);
+    });
     timeIndex?.finish();
     dense?.finish(n);
   } finally {
@@ -118,4 +75,66 @@ export function inspectSegment(ctx: SegmentContext, findings: Finding[]): Segmen
   if (keep) report.records = records;
   report.findingCount = findings.length - before;
   return report;
+}
+
+function emptyReport(file: string, ctx: SegmentContext): SegmentReport {
+  return {
+    file,
+    backend: ctx.backend,
+    base: ctx.files.base,
+    bytes: 0,
+    validBytes: 0,
+    recordCount: 0,
+    codecs: {},
+    transactional: 0,
+    control: 0,
+    findingCount: 0,
+  };
+}
+
+/**
+ * Walks the segment's records into `report` (counts, offsets, codecs, findings), handing each record to `visit`
+ * and to `options.onRecord`; stops at the first damage it cannot step over. Returns the records seen.
+ */
+function scanSegment(
+  fd: number,
+  ctx: SegmentContext,
+  report: SegmentReport,
+  findings: Finding[],
+  visit: (rec: RecordReport, position: number, index: number) => void,
+): number {
+  const { files, backend, options } = ctx;
+  const level = options.level ?? 'record';
+  const file = report.file;
+  const size = fs.fstatSync(fd).size;
+  report.bytes = size;
+  report.validBytes = size;
+  if (size === 0 && !ctx.isLast) {
+    findings.push({ kind: 'empty-segment', file, position: 0, message: 'a closed segment with no records' });
+  }
+  let n = 0;
+  for (const item of scanRecords(fd, size, 0, options.chunkBytes ?? DEFAULT_SCAN_CHUNK)) {
+    const offset = backend === 'segmented' ? files.base + BigInt(item.position) : files.base + BigInt(n);
+    let rec: RecordReport;
+    if (item.ok) {
+      rec = reportValidRecord(offset, item.position, item.record, level);
+    } else {
+      findings.push({ file, position: item.position, ...findingFor(item) });
+      if (item.bytes === undefined) {
+        report.validBytes = item.position;
+        break;
+      }
+      rec = reportDamagedRecord(offset, item.position, item.bytes);
+    }
+    visit(rec, item.position, n);
+    n++;
+    report.recordCount = n;
+    report.firstOffset ??= offset;
+    report.lastOffset = offset;
+    report.codecs[rec.codec] = (report.codecs[rec.codec] ?? 0) + 1;
+    if (rec.transactional) report.transactional++;
+    if (rec.control) report.control++;
+    if (options.onRecord && level !== 'segment') options.onRecord(rec, { file, topic: ctx.topic, partition: ctx.partition });
+  }
+  return n;
 }

@@ -42,11 +42,4 @@ export async function startFakeServer(onFrame: FrameHandler = () => {}): Promise
   };
 }
 
-/** Polls `check` until it returns true or the deadline passes. */
-export async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+export { eventually as until } from '../../helpers/eventually.js';

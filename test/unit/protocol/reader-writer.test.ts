@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DecodeError } from '../../../src/errors.js';
+import { DecodeError, EncodeError, UsageError } from '../../../src/errors.js';
 import { Reader } from '../../../src/protocol/reader.js';
 import { Writer } from '../../../src/protocol/writer.js';
 import { expectDecodeError } from './fixtures.js';
-
 
 describe('Writer and Reader', () => {
   it('round-trips every integer width big-endian, u64 as bigint beyond 2^53', () => {
@@ -77,5 +76,78 @@ describe('Writer and Reader', () => {
     expect(() => r.expectEnd('tail')).toThrow(DecodeError);
     r.u8('b');
     expect(r.optionalU8('c')).toBeUndefined();
+  });
+});
+
+/** The EncodeError that `write` throws; fails the test when it writes instead. */
+function refused(write: (w: Writer) => unknown): EncodeError {
+  const w = new Writer(16);
+  try {
+    write(w);
+  } catch (err) {
+    expect(err).toBeInstanceOf(EncodeError);
+    expect(w.length).toBe(0);
+    return err as EncodeError;
+  }
+  throw new Error(`wrote ${w.finish().toString('hex')} instead of refusing`);
+}
+
+describe('Writer refuses what its width cannot carry', () => {
+  const widths = [
+    { name: 'u8', bytes: 1, max: 0xff, write: (w: Writer, v: number) => w.u8(v) },
+    { name: 'u16', bytes: 2, max: 0xffff, write: (w: Writer, v: number) => w.u16(v) },
+    { name: 'u32', bytes: 4, max: 0xffff_ffff, write: (w: Writer, v: number) => w.u32(v) },
+    { name: 'u32 patch', bytes: 4, max: 0xffff_ffff, write: (w: Writer, v: number) => w.u32(0).patchU32(0, v) },
+  ] as const;
+
+  for (const { name, bytes, max, write } of widths) {
+    it(`${name}: 0 and ${max} are written; -1, ${max + 1}, 0.5, NaN and Infinity are refused`, () => {
+      const low = new Writer(1);
+      write(low, 0);
+      expect(low.finish()).toEqual(Buffer.alloc(bytes));
+      const high = new Writer(1);
+      write(high, max);
+      expect(high.finish()).toEqual(Buffer.alloc(bytes, 0xff));
+      for (const bad of [-1, max + 1, 0.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        const e = refused((w) => (name === 'u32 patch' ? w.patchU32(0, bad) : write(w, bad)));
+        expect(e.width).toBe(name === 'u32 patch' ? 'u32' : name);
+        expect(e.value).toBe(bad);
+      }
+    });
+  }
+
+  it('u64: 0n and 2^64-1 are written; -1n and 2^64 are refused', () => {
+    expect(new Writer(1).u64(0n).finish()).toEqual(Buffer.alloc(8));
+    expect(new Writer(1).u64(2n ** 64n - 1n).finish()).toEqual(Buffer.alloc(8, 0xff));
+    expect(refused((w) => w.u64(-1n)).value).toBe(-1n);
+    expect(refused((w) => w.u64(2n ** 64n)).width).toBe('u64');
+  });
+
+  it('a str length is a u32: the prefix of an empty and of a 300-byte value is exact', () => {
+    const w = new Writer(1).str(Buffer.alloc(0)).str(new Uint8Array(300));
+    expect(w.finish().subarray(0, 8).toString('hex')).toBe('000000000000012c');
+  });
+
+  it('is a usage error with a stable code, and names the value and the width', () => {
+    const e = refused((w) => w.u8(256));
+    expect(e).toBeInstanceOf(UsageError);
+    expect(e.code).toBe('ERR_USAGE');
+    expect(e.message).toBe('256 does not fit a u8');
+  });
+});
+
+describe('Reader failure kinds', () => {
+  it('str16 reads a u16-length string; each failure says what kind it is, as data', () => {
+    expect(new Reader(Buffer.from('0002686900', 'hex')).str16('s')).toBe('hi');
+    expect(expectDecodeError(() => new Reader(Buffer.from('0003ab', 'hex')).str16('s')).kind).toBe('string-past-end');
+    expect(expectDecodeError(() => new Reader(Buffer.from('00', 'hex')).str16('s')).kind).toBe('short');
+    expect(expectDecodeError(() => new Reader(Buffer.from('00000009', 'hex')).count('n', 1)).kind).toBe('count-past-end');
+    expect(expectDecodeError(() => new Reader(Buffer.from('00000003aabbcc', 'hex')).count('n', 1, 2)).kind).toBe(
+      'count-over-limit',
+    );
+    expect(expectDecodeError(() => new Reader(new Writer().str('abc').finish()).str('s', 2)).kind).toBe(
+      'string-too-long',
+    );
+    expect(expectDecodeError(() => new Reader(Buffer.from([1])).expectEnd('t')).kind).toBe('trailing-bytes');
   });
 });

@@ -123,7 +123,7 @@ describe('CommitLog', () => {
     log.append(['a', 'b', 'c', 'd', 'e'].map((k) => rec(k, '1')));
     await log.close();
     const bytes = fs.readFileSync(file(0n, '.log'));
-    bytes[size + 30] ^= 0xff; // the second record's payload CRC
+    bytes[size + 30]! ^= 0xff; // the second record's payload CRC
     fs.writeFileSync(file(0n, '.log'), bytes);
     const again = openLog({ segmentBytes: size * 3 });
     expect(again.segmentInfo.map((s) => [s.base, s.records])).toEqual([

@@ -70,7 +70,7 @@ describe('segmented recovery', () => {
     // Segment 300 holds records 3, 4, 5; flip a payload byte of record 4 (at 400).
     const sealed = path.join(part.dir, `${stem(300)}.log`);
     const bytes = fs.readFileSync(sealed);
-    bytes[100 + 30] ^= 0x01;
+    bytes[100 + 30]! ^= 0x01;
     fs.writeFileSync(sealed, bytes);
     const log = await openLog();
     // Recovery kept record 3 of that segment and dropped 4 and 5 (everything after the bad record in the segment).
@@ -91,7 +91,7 @@ describe('segmented recovery', () => {
     await log0.close();
     const sealed = path.join(part.dir, `${stem(300)}.log`);
     const bytes = fs.readFileSync(sealed);
-    bytes[100 + 30] ^= 0x01;
+    bytes[100 + 30]! ^= 0x01;
     fs.writeFileSync(sealed, bytes);
     const log = await openLog();
     expect(fs.statSync(sealed).size).toBe(300);
@@ -112,7 +112,7 @@ describe('segmented recovery', () => {
     // Damage the record at 300, below the checkpoint: it was durable before the crash, so it is not re-verified.
     const sealed = path.join(part.dir, `${stem(300)}.log`);
     const bytes = fs.readFileSync(sealed);
-    bytes[30] ^= 0x01;
+    bytes[30]! ^= 0x01;
     fs.writeFileSync(sealed, bytes);
     const log = await openLog();
     expect(log.recovery.verified.map((v) => [v.base, v.from])).toEqual([[300, 100], [600, 0]]);

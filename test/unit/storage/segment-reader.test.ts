@@ -101,7 +101,7 @@ describe('validation on read', () => {
     // The second record's last value byte flips on disk while the broker is down; recovery does not walk this
     // sealed segment after a clean shutdown, so the read is what notices. Nothing is cut: the bytes stay on disk.
     const bytes = fs.readFileSync(file);
-    bytes[Number(offsets[2]) - 5] ^= 0x01;
+    bytes[Number(offsets[2]) - 5]! ^= 0x01;
     fs.writeFileSync(file, bytes);
     const log = await openLog({ maxSegmentSize: 200 });
     expect(log.recovery.verified.map((v) => v.base)).not.toContain(0);
@@ -114,7 +114,7 @@ describe('validation on read', () => {
   it('does not trust bytes below a verified range that were never read themselves', async () => {
     const { offsets, file } = await sealedLog();
     const bytes = fs.readFileSync(file);
-    bytes[Number(offsets[1]) - 5] ^= 0x01;
+    bytes[Number(offsets[1]) - 5]! ^= 0x01;
     fs.writeFileSync(file, bytes);
     const log = await openLog({ maxSegmentSize: 200 });
     // Reading the second record first verifies it, not the first one before it.
@@ -128,7 +128,7 @@ describe('validation on read', () => {
     expect(log.read(0n, { maxRecords: 10 })).toHaveLength(3);
     const file = path.join(part.dir, `${stem(0)}.log`);
     const bytes = fs.readFileSync(file);
-    bytes[Number(offsets[2]) + 8 + 1 + 3] ^= 0x01;
+    bytes[Number(offsets[2]) + 8 + 1 + 3]! ^= 0x01;
     fs.writeFileSync(file, bytes);
     expect(log.read(0n, { maxRecords: 10 }).map((r) => r.offset)).toEqual([0n, offsets[1]]);
     expect(() => log.read(offsets[2]!, { maxRecords: 10 })).toThrow(/header CRC/);
@@ -140,7 +140,7 @@ describe('validation on read', () => {
     expect(log.read(0n, { maxRecords: 10 }).length).toBeGreaterThan(0);
     // Once read whole, a later flip of a payload byte in the sealed segment goes unnoticed (the documented trade)...
     const bytes = fs.readFileSync(file);
-    bytes[Number(offsets[1]) - 5] ^= 0x01;
+    bytes[Number(offsets[1]) - 5]! ^= 0x01;
     fs.writeFileSync(file, bytes);
     expect(log.read(0n, { maxRecords: 1 })[0]!.value[59]).toBe(0 ^ 0x01);
     // ...while a fresh log over the same files verifies them again and stops at it.

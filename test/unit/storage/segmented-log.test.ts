@@ -92,7 +92,7 @@ describe('SegmentedLog offsets and round trips', () => {
     // stops there. (Payload bytes this process wrote are not re-hashed on read: see segment-reader.test.ts.)
     const file = path.join(part.dir, `${stem(0)}.log`);
     const bytes = fs.readFileSync(file);
-    bytes[Number(offsets[1]) + 8 + 5] ^= 0xff;
+    bytes[Number(offsets[1]) + 8 + 5]! ^= 0xff;
     fs.writeFileSync(file, bytes);
     const got = log.read(0n, { maxRecords: 5 });
     expect(got.map((r) => r.value.toString())).toEqual(['one']);
