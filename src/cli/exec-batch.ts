@@ -24,7 +24,7 @@ export interface ExecSpec {
   env: NodeJS.ProcessEnv;
   encoding: EnvelopeEncoding;
   /** Lines CMD printed that are neither outcomes nor produce requests; the batch ends once the last write settled. */
-  passThrough: (line: string) => Promise<unknown> | void;
+  passThrough: (line: string) => Promise<unknown> | undefined;
 }
 
 export interface ExecResult<T> {
@@ -76,7 +76,7 @@ function parseLine<T>(line: string, index: () => Map<string, BatchItem<T>>, sing
   }
   if (typeof doc.outcome !== 'string' || !OUTCOMES.has(doc.outcome)) return false;
   const topic = typeof doc.topic === 'string' ? doc.topic : single;
-  const item = index().get(`${doc.partition}@${doc.offset}@${topic}`);
+  const item = index().get(`${String(doc.partition)}@${String(doc.offset)}@${topic}`);
   if (!item) throw new UsageError(`exec output names a record that is not in this batch: ${line}`);
   const reason = typeof doc.reason === 'string' ? doc.reason : `marked ${doc.outcome} by the command`;
   if (doc.outcome === 'ok') out.outcomes.push({ item, outcome: 'ok' });
@@ -120,7 +120,7 @@ export async function execBatch<T>(spec: ExecSpec, items: readonly BatchItem<T>[
   const child = spawn('/bin/sh', ['-c', spec.command], { env: spec.env, stdio: ['pipe', 'pipe', 'inherit'], detached: true });
   const out: ExecResult<T> = { outcomes: [], produce: [] };
   let parseError: Error | undefined;
-  let written: Promise<unknown> | void = undefined;
+  let written: Promise<unknown> | undefined;
   const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
   lines.on('line', (line) => {
     try {

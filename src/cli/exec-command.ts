@@ -93,7 +93,7 @@ export async function consumeExec(topic: string, flags: ExecCommandFlags & Recor
   const client = await connect();
   try {
     await client.describeTopic(topic);
-    const summary = await runExecConsume(client, options, ctx.signal, { passThrough: (line) => ctx.out(line), diag: ctx.diag });
+    const summary = await runExecConsume(client, options, ctx.signal, { passThrough: (line) => ctx.out(line), diag: (text) => ctx.diag(text) });
     ctx.diag(
       `consumed ${summary.records} records from ${topic} as group ${summary.group} in ${summary.batches} batches (${summary.recordsPerSecond} records/s): ` +
         `${summary.processed} processed, ${summary.filtered} filtered, ${summary.retries} retries, ${summary.deadLettered} dead-lettered, ${summary.discarded} discarded, ${summary.produced} produced; stopped by ${summary.stoppedBy}`,

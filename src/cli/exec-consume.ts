@@ -47,7 +47,7 @@ export interface ExecSummary {
   produced: number;
   elapsedMs: number;
   recordsPerSecond: number;
-  stoppedBy: 'idle' | 'interrupt' | 'failure';
+  stoppedBy: 'idle' | 'interrupt';
 }
 
 /** "500/s", "30000/m" or "500" (per second) → permits per second. */
@@ -110,7 +110,7 @@ async function produceAll(client: Client, batchTxn: { sendBatch: Client['produce
 }
 
 export interface ExecHooks {
-  passThrough(line: string): void;
+  passThrough(line: string): Promise<unknown> | undefined;
   diag(text: string): void;
 }
 
@@ -157,7 +157,7 @@ export async function runExecConsume(client: Client, o: ExecConsumeOptions, sign
       const spec: ExecSpec = {
         command: o.command,
         encoding: o.encoding,
-        passThrough: hooks.passThrough,
+        passThrough: (line) => hooks.passThrough(line),
         env: { ...baseEnv, CRATER_BATCH_SIZE: String(batch.count), CRATER_RETRY_ATTEMPT: String(batch.retryAttempt), CRATER_WORKER: String(batch.worker) },
       };
       const result = await execBatch(spec, batch.items, o.topics, withHeaders);
@@ -166,9 +166,6 @@ export async function runExecConsume(client: Client, o: ExecConsumeOptions, sign
       if (o.stopAfter !== undefined && bc.stats.records >= o.stopAfter) void bc.stop();
       return result.outcomes;
     });
-  } catch (error) {
-    stoppedBy = 'failure';
-    throw error;
   } finally {
     clearInterval(ticker);
     spinner?.stop();

@@ -76,7 +76,7 @@ export function tuningOptions(flags: TuningFlags, producer: { idempotent: boolea
 export function renderProducerStats(metrics: ProducerMetrics, json: boolean): string {
   if (json) return JSON.stringify(metrics);
   const width = Math.max(...Object.keys(metrics).map((k) => k.length));
-  return Object.entries(metrics)
+  return Object.entries(metrics as unknown as Record<string, number>)
     .map(([name, value]) => `${name.padEnd(width)}  ${Number.isInteger(value) ? value : value.toFixed(3)}`)
     .join('\n');
 }

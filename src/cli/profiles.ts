@@ -58,7 +58,7 @@ function checkProfile(name: string, value: unknown, file: string): Profile {
     if (!(key in PROFILE_ENV)) throw new UsageError(`${file}: profile "${name}" has an unknown field "${key}" (known: ${Object.keys(PROFILE_ENV).join(', ')})`);
     if (typeof v !== 'string' && !(key === 'timeout' && typeof v === 'number')) throw new UsageError(`${file}: profile "${name}".${key} must be a string`);
   }
-  return value as Profile;
+  return value;
 }
 
 /** Reads and checks the file; undefined when it does not exist and nobody named it. */

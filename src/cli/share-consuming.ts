@@ -40,8 +40,8 @@ export function runExec(command: string, input: string): Promise<ShareAckName> {
     const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'] });
     child.once('error', reject);
     child.once('close', (code) => resolve(code === 0 ? 'accept' : code === SHARE_EXEC_REJECT_CODE ? 'reject' : 'release'));
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(input);
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
   });
 }
 

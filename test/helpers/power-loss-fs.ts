@@ -118,7 +118,7 @@ export class PowerLossFs implements FileLayer {
       const finish = (): void => {
         if (t && (err || fail)) this.lose(t, upto);
         else if (t) this.cover(t, upto);
-        callback(err ?? (fail ? eio(t!.file) : null));
+        callback(err ?? (fail ? eio(t.file) : null));
       };
       const latency = t ? (this.fsyncLatencyMs?.() ?? 0) : 0;
       if (latency > 0) setTimeout(finish, latency);

@@ -117,7 +117,7 @@ describe('batch consumer: transactional', () => {
     const hang = deferred();
     const run = crashed.consumer.run(async (batch) => {
       batches++;
-      await batch.transaction!.sendBatch('out', batch.items.map((i) => ({ key: i.transport.key, value: `out-${i.transport.value}` })));
+      await batch.transaction!.sendBatch('out', batch.items.map((i) => ({ key: i.transport.key, value: `out-${i.transport.value.toString()}` })));
       if (batches === 2) {
         inTxn.resolve();
         await hang.promise;
@@ -133,7 +133,7 @@ describe('batch consumer: transactional', () => {
 
     const bc = c.batchConsumer({ ...options });
     const run2 = bc.run(async (batch) => {
-      await batch.transaction!.sendBatch('out', batch.items.map((i) => ({ key: i.transport.key, value: `out-${i.transport.value}` })));
+      await batch.transaction!.sendBatch('out', batch.items.map((i) => ({ key: i.transport.key, value: `out-${i.transport.value.toString()}` })));
     });
     await until(() => bc.stats.processed === 20, 'the rest');
     await bc.stop();

@@ -47,7 +47,7 @@ export async function pollUntil<T>(what: string, check: () => Promise<T | undefi
     } catch (error) {
       last = error;
     }
-    if (performance.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
+    if (performance.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

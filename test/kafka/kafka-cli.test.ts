@@ -53,7 +53,10 @@ describe.skipIf(noKafka)('crater CLI on Kafka', () => {
     const input = envelopes.map((e) => JSON.stringify({ topic, partition: 0, offset: 0, timestamp: 0, ...e })).join('\n');
     const produced = await run(['produce', topic, '--input', 'jsonl', '--batch', '10', '--json'], input);
     expect(produced.code, produced.stderr).toBe(0);
-    for (const d of jsonLines(produced.stdout)) expect(d.partition).toBeGreaterThanOrEqual(0), expect(d.partition).toBeLessThan(3);
+    for (const d of jsonLines(produced.stdout)) {
+      expect(d.partition).toBeGreaterThanOrEqual(0);
+      expect(d.partition).toBeLessThan(3);
+    }
 
     const consumed = await run(['consume', topic, '--from', 'beginning', '-e', '--json']);
     expect(consumed.code, consumed.stderr).toBe(0);

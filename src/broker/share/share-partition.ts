@@ -224,7 +224,7 @@ export class SharePartition {
   }
 
   snapshot(): SharePartitionSnapshot {
-    const records = new Array(this.entries.length - this.head);
+    const records = new Array<SharePartitionSnapshot['records'][number]>(this.entries.length - this.head);
     for (let i = this.head; i < this.entries.length; i++) {
       const e = this.entries[i]!;
       records[i - this.head] = { offset: e.offset, state: e.state, deliveryCount: e.deliveryCount };

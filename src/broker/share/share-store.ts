@@ -84,7 +84,7 @@ export function replayShareState(logs: readonly PartitionLog[]): ShareStateRepla
       throw new StorageError(`cannot trust ${SHARE_STATE_TOPIC}: group '${key.group}' ${key.topic}/${key.partition}: ${snapshot.detail}`);
     }
     let group = out.partitions.get(key.group);
-    if (!group) out.partitions.set(key.group, (group = new Map()));
+    if (!group) out.partitions.set(key.group, (group = new Map<string, { topic: string; partition: number; snapshot: SharePartitionSnapshot }>()));
     group.set(partitionKey(key.topic, key.partition), { topic: key.topic, partition: key.partition, snapshot: snapshot.value });
   }
   return out;

@@ -99,6 +99,6 @@ export function offsetColumns(groupIds: readonly string[], unit: OffsetUnit = 'b
 
 export const resetColumns: Column<{ partition: number; current: bigint | null; target: bigint }>[] = [
   { header: 'PARTITION', value: (r) => r.partition, align: 'right' },
-  { header: 'CURRENT OFFSET', value: (r) => (r.current === null ? '-' : r.current), align: 'right' },
+  { header: 'CURRENT OFFSET', value: (r) => r.current ?? '-', align: 'right' },
   { header: 'NEW OFFSET', value: (r) => r.target, align: 'right' },
 ];

@@ -101,7 +101,7 @@ export class ShareAckQueue {
         }
         const last = part.ranges[part.ranges.length - 1];
         const joins = prev && prev.part === part && last && prev.record.deliveryCount === 1 && r.deliveryCount === 1 && sameDecision(prev.d, d) && last.lastOffset === prev.record.offset;
-        if (joins) last!.lastOffset = r.offset;
+        if (joins) last.lastOffset = r.offset;
         else part.ranges.push({ firstOffset: r.offset, lastOffset: r.offset, type: d.type, releaseDelayMs: d.delayMs, reason: d.reason });
         prev = { record: r, d, part };
       }

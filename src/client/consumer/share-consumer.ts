@@ -141,13 +141,13 @@ export class ShareConsumer implements AsyncIterable<ShareConsumerRecord>, AsyncD
 
   /** Runs `work` while renewing the lock on `record` every half lock duration; stops renewing when it settles. */
   async withLockRenewal<T>(record: ShareConsumerRecord, work: () => Promise<T>): Promise<T> {
-    let failure: unknown;
+    let failure: Error | undefined;
     const timer = setInterval(() => {
-      this.renew(record).catch((err: unknown) => (failure ??= err));
+      this.renew(record).catch((err: unknown) => (failure ??= err instanceof Error ? err : new Error(String(err))));
     }, Math.max(50, Math.floor(this.member.recordLockDurationMs / 2)));
     try {
       const result = await work();
-      if (failure) throw failure;
+      if (failure !== undefined) throw failure;
       return result;
     } finally {
       clearInterval(timer);

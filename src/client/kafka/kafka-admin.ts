@@ -53,7 +53,7 @@ export async function deleteTopic(admin: Admin, name: string): Promise<void> {
 export async function alterTopicConfig(admin: Admin, name: string, entries: BackendConfigEntries): Promise<void> {
   validateTopicName(name);
   const pairs: [string, string][] = Array.isArray(entries)
-    ? entries.map(([k, v]) => [k, v])
+    ? (entries as readonly (readonly [string, string])[]).map(([k, v]): [string, string] => [k, v])
     : Object.entries(entries).map(([k, v]) => [k, String(v)]);
   if (pairs.length === 0) throw new UsageError('alterTopicConfig needs at least one entry');
   const configs = pairs.map(([key, value]) => ({ name: key, configOperation: IncrementalAlterConfigOperationTypes.SET, value }));

@@ -24,7 +24,12 @@ function setup(options: AccumulatorOptions = {}, idempotent = false) {
 /** Records the outcome of each promise as it settles. */
 function outcomes<T>(promises: Promise<T>[]): (T | Error | 'pending')[] {
   const out: (T | Error | 'pending')[] = promises.map(() => 'pending');
-  promises.forEach((p, i) => p.then((v) => (out[i] = v), (e: Error) => (out[i] = e)));
+  promises.forEach((p, i) => {
+    p.then(
+      (v) => void (out[i] = v),
+      (e: Error) => void (out[i] = e),
+    );
+  });
   return out;
 }
 
