@@ -23,10 +23,16 @@ export default tseslint.config(
       '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { boolean: true, string: true } }],
       // Rejecting with what a catch caught (unknown) passes the original error on; anything else must be an Error.
       // Also an AbortSignal's reason (typed any), which is what an aborted wait must reject with.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true, allowThrowingAny: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingUnknown: true, allowThrowingAny: true },
+      ],
       '@typescript-eslint/only-throw-error': ['error', { allowThrowingUnknown: true, allowThrowingAny: true }],
       // A leading underscore marks a parameter an interface requires but this implementation does not use.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       // Off, after a run over the tree: all 21 of its findings were false positives of TypeScript's narrowing, which
       // does not forget `this.closed`/`this.running` across an await or a call that changes them, or flagged checks

@@ -25,7 +25,13 @@ try {
     const log = SegmentedLog.openSync(path.join(dir, `partition-${p}`), { create: true });
     for (let b = 0; b < PER_PARTITION; b += 1000) {
       const batch = [];
-      for (let i = b; i < b + 1000; i++) batch.push({ attrs: 0, timestamp: BigInt(Date.now()), key: Buffer.from(`k${i.toString(36).padStart(7, '0')}`), value });
+      for (let i = b; i < b + 1000; i++)
+        batch.push({
+          attrs: 0,
+          timestamp: BigInt(Date.now()),
+          key: Buffer.from(`k${i.toString(36).padStart(7, '0')}`),
+          value,
+        });
       log.append(batch);
     }
     logs.push(log);
@@ -35,11 +41,26 @@ try {
   const best = { poll: Infinity, encode: Infinity, decode: Infinity };
   for (let round = 0; round < rounds; round++) {
     const cursors = logs.map(() => 0n);
-    let tPoll = 0, tEncode = 0, tDecode = 0, fetches = 0, records = 0;
+    let tPoll = 0,
+      tEncode = 0,
+      tDecode = 0,
+      fetches = 0,
+      records = 0;
     for (;;) {
-      const targets = logs.map((log, i) => ({ topic: 'bench-topic', topicBytes, partition: i + 1, log, cursor: cursors[i], ceiling: log.logEndOffset }));
+      const targets = logs.map((log, i) => ({
+        topic: 'bench-topic',
+        topicBytes,
+        partition: i + 1,
+        log,
+        cursor: cursors[i],
+        ceiling: log.logEndOffset,
+      }));
       const t0 = process.hrtime.bigint();
-      const result = poll(targets, { maxRecords: FETCH, allowance: perPartitionAllowance(FETCH, targets.length), maxBytes: 8 * 1_048_576 });
+      const result = poll(targets, {
+        maxRecords: FETCH,
+        allowance: perPartitionAllowance(FETCH, targets.length),
+        maxBytes: 8 * 1_048_576,
+      });
       const t1 = process.hrtime.bigint();
       const frames = encodeRecordFrames(correl, result.partitions, { batched: true, headers: false, withOk: true });
       const t2 = process.hrtime.bigint();
@@ -47,7 +68,9 @@ try {
       const t3 = process.hrtime.bigint();
       const decoded = decodeFetchReply(new FrameDecoder().push(bytes), false).records;
       const t4 = process.hrtime.bigint();
-      tPoll += Number(t1 - t0); tEncode += Number(t2 - t1); tDecode += Number(t4 - t3);
+      tPoll += Number(t1 - t0);
+      tEncode += Number(t2 - t1);
+      tDecode += Number(t4 - t3);
       if (decoded.length === 0) break;
       for (const p of result.partitions) cursors[p.target.partition - 1] = p.nextCursor;
       fetches++;
@@ -57,10 +80,14 @@ try {
     best.poll = Math.min(best.poll, tPoll / fetches / 1000);
     best.encode = Math.min(best.encode, tEncode / fetches / 1000);
     best.decode = Math.min(best.decode, tDecode / fetches / 1000);
-    console.log(`round ${round}: ${fetches} fetches, ${records} records; per fetch µs: poll ${us(tPoll)} encode ${us(tEncode)} decode ${us(tDecode)} total ${us(tPoll + tEncode + tDecode)}`);
+    console.log(
+      `round ${round}: ${fetches} fetches, ${records} records; per fetch µs: poll ${us(tPoll)} encode ${us(tEncode)} decode ${us(tDecode)} total ${us(tPoll + tEncode + tDecode)}`,
+    );
   }
   // The machine is shared and noisy: the fastest round of each stage is the steadiest figure.
-  console.log(`best per fetch µs: poll ${best.poll.toFixed(1)} encode ${best.encode.toFixed(1)} decode ${best.decode.toFixed(1)}`);
+  console.log(
+    `best per fetch µs: poll ${best.poll.toFixed(1)} encode ${best.encode.toFixed(1)} decode ${best.decode.toFixed(1)}`,
+  );
 } finally {
   for (const log of logs) await log.close();
   fs.rmSync(dir, { recursive: true, force: true });

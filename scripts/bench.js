@@ -28,8 +28,20 @@ const throughput = await runThroughput();
 step('throughput (the same, 4 in flight)');
 const throughput4 = await runThroughput({ inFlight: 4 });
 
-const machine = { node: process.version, platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? null };
-const results = { date: new Date().toISOString(), commit, machine, batchVsSingle, throughput, throughputInFlight4: throughput4 };
+const machine = {
+  node: process.version,
+  platform: `${os.platform()} ${os.release()}`,
+  cpus: os.cpus().length,
+  cpu: os.cpus()[0]?.model ?? null,
+};
+const results = {
+  date: new Date().toISOString(),
+  commit,
+  machine,
+  batchVsSingle,
+  throughput,
+  throughputInFlight4: throughput4,
+};
 
 const n = (x, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const ms = (x) => `${n(x, 2)} ms`;
@@ -37,16 +49,56 @@ const mib = (b) => `${n(b / 1048576, 1)} MiB`;
 const check = (ok) => (ok ? 'yes' : '**no**');
 const b = batchVsSingle;
 const rows = [
-  ['batch-vs-single: batch median wall (400 records)', `${ms(b.batch.wallMs.median)} (${ms(b.batch.wallMs.min)} – ${ms(b.batch.wallMs.max)})`, '≤ 5 ms', check(b.batch.wallMs.median <= 5)],
-  ['batch-vs-single: single median wall', `${ms(b.single.wallMs.median)} (${ms(b.single.wallMs.min)} – ${ms(b.single.wallMs.max)})`, '', ''],
+  [
+    'batch-vs-single: batch median wall (400 records)',
+    `${ms(b.batch.wallMs.median)} (${ms(b.batch.wallMs.min)} – ${ms(b.batch.wallMs.max)})`,
+    '≤ 5 ms',
+    check(b.batch.wallMs.median <= 5),
+  ],
+  [
+    'batch-vs-single: single median wall',
+    `${ms(b.single.wallMs.median)} (${ms(b.single.wallMs.min)} – ${ms(b.single.wallMs.max)})`,
+    '',
+    '',
+  ],
   ['batch-vs-single: speedup', `${n(b.speedup, 1)}x`, '≥ 50x', check(b.speedup >= 50)],
   ['batch-vs-single: fsyncs single / batch', `${b.single.fsyncs?.[0] ?? '–'} / ${b.batch.fsyncs?.[0] ?? '–'}`, '', ''],
-  ['batch-vs-single: single latency p50 / p99', `${ms(b.single.latencyMs.p50)} / ${ms(b.single.latencyMs.p99)}`, '', ''],
-  ['produce 100k, batches of 1,000, 1 in flight', `${n(throughput.produce.recordsPerSec)} rec/s, ${n(throughput.produce.mbPerSec, 1)} MB/s`, '≥ 300,000 rec/s', check(throughput.produce.recordsPerSec >= 300_000)],
-  ['produce 100k, batches of 1,000, 4 in flight', `${n(throughput4.produce.recordsPerSec)} rec/s, ${n(throughput4.produce.mbPerSec, 1)} MB/s`, '≥ 600,000 rec/s', check(throughput4.produce.recordsPerSec >= 600_000)],
-  ['produce latency p50 / p99 / p99.9 / max (1 in flight)', ['p50', 'p99', 'p999', 'max'].map((k) => ms(throughput.produce.latencyMs[k])).join(' / '), '', ''],
-  ['fetch 100k, 1,000 per FETCH', `${n(throughput.fetch.recordsPerSec)} rec/s, ${n(throughput.fetch.mbPerSec, 1)} MB/s`, '≥ 1,000,000 rec/s', check(throughput.fetch.recordsPerSec >= 1_000_000)],
-  ['broker peak RSS during produce (1 / 4 in flight)', `${mib(throughput.produce.brokerPeakRssBytes)} / ${mib(throughput4.produce.brokerPeakRssBytes)}`, '≤ 200 MB', check(Math.max(throughput.produce.brokerPeakRssBytes, throughput4.produce.brokerPeakRssBytes) <= 200e6)],
+  [
+    'batch-vs-single: single latency p50 / p99',
+    `${ms(b.single.latencyMs.p50)} / ${ms(b.single.latencyMs.p99)}`,
+    '',
+    '',
+  ],
+  [
+    'produce 100k, batches of 1,000, 1 in flight',
+    `${n(throughput.produce.recordsPerSec)} rec/s, ${n(throughput.produce.mbPerSec, 1)} MB/s`,
+    '≥ 300,000 rec/s',
+    check(throughput.produce.recordsPerSec >= 300_000),
+  ],
+  [
+    'produce 100k, batches of 1,000, 4 in flight',
+    `${n(throughput4.produce.recordsPerSec)} rec/s, ${n(throughput4.produce.mbPerSec, 1)} MB/s`,
+    '≥ 600,000 rec/s',
+    check(throughput4.produce.recordsPerSec >= 600_000),
+  ],
+  [
+    'produce latency p50 / p99 / p99.9 / max (1 in flight)',
+    ['p50', 'p99', 'p999', 'max'].map((k) => ms(throughput.produce.latencyMs[k])).join(' / '),
+    '',
+    '',
+  ],
+  [
+    'fetch 100k, 1,000 per FETCH',
+    `${n(throughput.fetch.recordsPerSec)} rec/s, ${n(throughput.fetch.mbPerSec, 1)} MB/s`,
+    '≥ 1,000,000 rec/s',
+    check(throughput.fetch.recordsPerSec >= 1_000_000),
+  ],
+  [
+    'broker peak RSS during produce (1 / 4 in flight)',
+    `${mib(throughput.produce.brokerPeakRssBytes)} / ${mib(throughput4.produce.brokerPeakRssBytes)}`,
+    '≤ 200 MB',
+    check(Math.max(throughput.produce.brokerPeakRssBytes, throughput4.produce.brokerPeakRssBytes) <= 200e6),
+  ],
 ];
 const md = [
   `# crater bench results`,

@@ -3,7 +3,12 @@
 import { Admin } from '@platformatic/kafka';
 
 const [bootstrap, want] = [process.argv[2], Number(process.argv[3] ?? 1)];
-const admin = new Admin({ clientId: 'crater-cluster-probe', bootstrapBrokers: bootstrap.split(','), retries: 0, timeout: 5000 });
+const admin = new Admin({
+  clientId: 'crater-cluster-probe',
+  bootstrapBrokers: bootstrap.split(','),
+  retries: 0,
+  timeout: 5000,
+});
 try {
   const metadata = await admin.metadata({ topics: [], forceUpdate: true });
   if (metadata.brokers.size < want) {

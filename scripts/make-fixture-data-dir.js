@@ -50,8 +50,20 @@ writeSegmentedPartition(path.join(root, 'orders', 'partition-1'), [
     { attrs: 2, timestamp: T + 2n, key: text('order-3'), value: compressValue(2, text('snappy value snappy value')) },
   ],
   [
-    { attrs: RecordAttr.TRANSACTIONAL, timestamp: T + 3n, key: text('order-4'), value: text('in a transaction'), producerId: 7n, epoch: 3 },
-    { attrs: RecordAttr.CONTROL, timestamp: T + 4n, key: Buffer.alloc(0), value: encodeControlValue(ControlMarker.COMMIT, 7n, 3) },
+    {
+      attrs: RecordAttr.TRANSACTIONAL,
+      timestamp: T + 3n,
+      key: text('order-4'),
+      value: text('in a transaction'),
+      producerId: 7n,
+      epoch: 3,
+    },
+    {
+      attrs: RecordAttr.CONTROL,
+      timestamp: T + 4n,
+      key: Buffer.alloc(0),
+      value: encodeControlValue(ControlMarker.COMMIT, 7n, 3),
+    },
     {
       attrs: 0,
       timestamp: T + 5n,
@@ -67,7 +79,10 @@ writeSegmentedPartition(path.join(root, 'orders', 'partition-1'), [
 
 const offsets = path.join(root, '__consumer_offsets');
 fs.mkdirSync(offsets, { recursive: true });
-fs.writeFileSync(path.join(offsets, 'topic.config'), 'max_segment_size=8388608\nbackend=commitlog\ncleanup_policy=compact\n');
+fs.writeFileSync(
+  path.join(offsets, 'topic.config'),
+  'max_segment_size=8388608\nbackend=commitlog\ncleanup_policy=compact\n',
+);
 const commits = [
   ['billing', 31n],
   ['billing', 62n],
@@ -76,12 +91,19 @@ const commits = [
 ];
 const logs = [];
 for (let p = 1; p <= 16; p++) {
-  logs.push(CommitLog.open(path.join(offsets, `partition-${p}`), { segmentBytes: INTERNAL_SEGMENT_BYTES, cleanupPolicy: 'compact' }));
+  logs.push(
+    CommitLog.open(path.join(offsets, `partition-${p}`), {
+      segmentBytes: INTERNAL_SEGMENT_BYTES,
+      cleanupPolicy: 'compact',
+    }),
+  );
 }
 commits.forEach(([group, offset], i) => {
   const key = encodeOffsetKey({ group, topic: 'orders', partition: 1 });
   const value = offset === undefined ? Buffer.alloc(0) : encodeOffsetValue(offset);
-  const { error } = logs[offsetsPartition(group) - 1].append([{ attrs: 0, timestamp: T + 10n + BigInt(i), key, value }]);
+  const { error } = logs[offsetsPartition(group) - 1].append([
+    { attrs: 0, timestamp: T + 10n + BigInt(i), key, value },
+  ]);
   if (error) throw error;
 });
 for (const log of logs) await log.close();

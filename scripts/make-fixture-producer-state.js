@@ -33,7 +33,9 @@ fs.rmSync(root, { recursive: true, force: true });
 // orders/partition-1: three records; on the segmented backend an offset is the record's byte position.
 const ordersDir = path.join(root, 'orders', 'partition-1');
 fs.mkdirSync(ordersDir, { recursive: true });
-const orders = ['first', 'second', 'third'].map((v, i) => encodeRecord({ attrs: 0, timestamp: T + BigInt(i), key: Buffer.from(`k${i}`), value: Buffer.from(v) }));
+const orders = ['first', 'second', 'third'].map((v, i) =>
+  encodeRecord({ attrs: 0, timestamp: T + BigInt(i), key: Buffer.from(`k${i}`), value: Buffer.from(v) }),
+);
 const offsets = [0n, BigInt(orders[0].length), BigInt(orders[0].length + orders[1].length)];
 fs.writeFileSync(path.join(ordersDir, '00000000000000000000.log'), Buffer.concat(orders));
 const entry = Buffer.alloc(12);
@@ -43,10 +45,18 @@ fs.writeFileSync(path.join(root, 'orders', 'topic.config'), 'max_segment_size=10
 
 const stateDir = path.join(root, '__producer_state');
 fs.mkdirSync(stateDir, { recursive: true });
-fs.writeFileSync(path.join(stateDir, 'topic.config'), 'max_segment_size=8388608\nbackend=commitlog\ncleanup_policy=compact\n');
+fs.writeFileSync(
+  path.join(stateDir, 'topic.config'),
+  'max_segment_size=8388608\nbackend=commitlog\ncleanup_policy=compact\n',
+);
 const logs = [];
 for (let p = 1; p <= 16; p++) {
-  logs.push(CommitLog.open(path.join(stateDir, `partition-${p}`), { segmentBytes: INTERNAL_SEGMENT_BYTES, cleanupPolicy: 'compact' }));
+  logs.push(
+    CommitLog.open(path.join(stateDir, `partition-${p}`), {
+      segmentBytes: INTERNAL_SEGMENT_BYTES,
+      cleanupPolicy: 'compact',
+    }),
+  );
 }
 let clock = T;
 function put(key, value) {
@@ -74,12 +84,24 @@ put(
     lastOffset: offsets[2],
     lastPartition: 1,
     epoch: 1,
-    batch: { baseSeq: 1, acks: [{ partition: 1, offset: offsets[1] }, { partition: 1, offset: offsets[2] }] },
+    batch: {
+      baseSeq: 1,
+      acks: [
+        { partition: 1, offset: offsets[1] },
+        { partition: 1, offset: offsets[2] },
+      ],
+    },
   }),
 );
 put(
   encodeMemoKey(1n, 'payments'),
-  encodeMemoValue({ lastSeq: 0, lastOffset: 42n, lastPartition: 2, epoch: 1, batch: { baseSeq: 0, acks: [{ partition: 2, offset: 42n }] } }),
+  encodeMemoValue({
+    lastSeq: 0,
+    lastOffset: 42n,
+    lastPartition: 2,
+    epoch: 1,
+    batch: { baseSeq: 0, acks: [{ partition: 2, offset: 42n }] },
+  }),
 );
 // Expiry of "gone": the watermark first, then the identity tombstone, then its memo tombstones.
 put(Buffer.from(ALLOCATOR_KEY), encodeAllocatorValue(4n));

@@ -5,5 +5,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 const path = new URL('../oclif.manifest.json', import.meta.url);
 const manifest = JSON.parse(readFileSync(path, 'utf8'));
-const sorted = Object.fromEntries(Object.keys(manifest.commands).sort().map((id) => [id, manifest.commands[id]]));
+const sorted = Object.fromEntries(
+  Object.keys(manifest.commands)
+    .sort()
+    .map((id) => [id, manifest.commands[id]]),
+);
 writeFileSync(path, `${JSON.stringify({ ...manifest, commands: sorted }, null, 2)}\n`);

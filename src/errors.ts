@@ -212,7 +212,11 @@ export class UncertainDeliveryError<R = unknown> extends CraterError {
   readonly request: DeliveryRequest;
 
   constructor(record: R, request: DeliveryRequest, why: string, options?: { cause?: unknown }) {
-    super('ERR_UNCERTAIN_DELIVERY', `delivery to ${request.topic} is uncertain (${why}): the record may have been written`, options);
+    super(
+      'ERR_UNCERTAIN_DELIVERY',
+      `delivery to ${request.topic} is uncertain (${why}): the record may have been written`,
+      options,
+    );
     this.record = record;
     this.request = request;
   }

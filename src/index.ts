@@ -71,11 +71,7 @@ export {
   inspectLevels,
   inspectPaths,
 } from './storage/inspect/inspect.js';
-export {
-  type StateDumpOptions,
-  type StateDumpReport,
-  dumpProducerState,
-} from './storage/producer-state/dump.js';
+export { type StateDumpOptions, type StateDumpReport, dumpProducerState } from './storage/producer-state/dump.js';
 export { SegmentedLog, type SegmentedLogOptions } from './storage/segmented-log.js';
 
 // Client: connections, admin, produce (plain, idempotent, transactional), fetch, subscribe, groups.

@@ -13,7 +13,16 @@ import { splitBatch } from '../client/moonmq/split-batch.js';
 import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';
 import { type Percentiles, type Spread, percentiles, perSecond, spread } from './stats.js';
-import { type BenchCodec, type BenchTarget, type BrokerInfo, KEY_BYTES, type TargetOptions, benchRecords, benchTopicName, openTarget } from './target.js';
+import {
+  type BenchCodec,
+  type BenchTarget,
+  type BrokerInfo,
+  KEY_BYTES,
+  type TargetOptions,
+  benchRecords,
+  benchTopicName,
+  openTarget,
+} from './target.js';
 
 export interface BatchVsSingleOptions extends TargetOptions {
   records?: number;
@@ -50,7 +59,15 @@ export interface SweepPoint {
 export interface BatchVsSingleReport {
   kind: 'batch-vs-single';
   broker: BrokerInfo;
-  params: { records: number; valueSize: number; keySize: number; partitions: number; codec: BenchCodec; repeat: number; idempotent: boolean };
+  params: {
+    records: number;
+    valueSize: number;
+    keySize: number;
+    partitions: number;
+    codec: BenchCodec;
+    repeat: number;
+    idempotent: boolean;
+  };
   single: ModeFigures & { latencyMs: Percentiles };
   /** `batchSize`: records per PRODUCE_BATCH (all of them, or 1,024 when idempotent; fewer where a frame is full). */
   batch: ModeFigures & { batchSize: number };
@@ -98,7 +115,14 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
       await client.createTopic(topic, params.partitions);
       const data = benchRecords({ count: params.records, valueSize: params.valueSize });
       const maxBatch = params.idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
-      const run: ModeRun = { topic, data, send: sender(client, producer, params.codec), fsyncs: fsyncMeter(target), params, progress };
+      const run: ModeRun = {
+        topic,
+        data,
+        send: sender(client, producer, params.codec),
+        fsyncs: fsyncMeter(target),
+        params,
+        progress,
+      };
       progress('warming up');
       const warm = data.slice(0, Math.min(params.records, 50));
       await runSingle(run.send, topic, warm, []);
@@ -207,14 +231,23 @@ interface Sender {
 }
 
 function sender(client: Client, producer: Producer | undefined, codec: BenchCodec): Sender {
-  if (producer) return { one: (topic, r) => producer.send(topic, { key: r.key, value: r.value }), batch: (topic, rs) => producer.sendBatch(topic, rs) };
+  if (producer)
+    return {
+      one: (topic, r) => producer.send(topic, { key: r.key, value: r.value }),
+      batch: (topic, rs) => producer.sendBatch(topic, rs),
+    };
   return {
     one: (topic, r) => client.produce(topic, { key: r.key, value: r.value, codec }),
     batch: (topic, rs) => client.produceBatch(topic, rs, { codec }),
   };
 }
 
-async function runSingle(send: Sender, topic: string, records: readonly ProducerRecord[], latencies: number[]): Promise<number> {
+async function runSingle(
+  send: Sender,
+  topic: string,
+  records: readonly ProducerRecord[],
+  latencies: number[],
+): Promise<number> {
   const start = performance.now();
   for (const r of records) {
     const t0 = performance.now();
@@ -224,7 +257,11 @@ async function runSingle(send: Sender, topic: string, records: readonly Producer
   return performance.now() - start;
 }
 
-async function runBatched(send: Sender, topic: string, chunks: readonly (readonly ProducerRecord[])[]): Promise<number> {
+async function runBatched(
+  send: Sender,
+  topic: string,
+  chunks: readonly (readonly ProducerRecord[])[],
+): Promise<number> {
   const start = performance.now();
   for (const chunk of chunks) {
     const result = await send.batch(topic, chunk);

@@ -34,9 +34,7 @@ export interface BrokerStats {
 }
 
 export type ChildMessage =
-  | { type: 'ready'; host: string; port: number }
-  | { type: 'failed'; message: string }
-  | BrokerStats;
+  { type: 'ready'; host: string; port: number } | { type: 'failed'; message: string } | BrokerStats;
 
 function send(message: ChildMessage): void {
   process.send?.(message);
@@ -62,7 +60,14 @@ async function main(): Promise<void> {
   const stats = (id: number): BrokerStats => {
     const rss = sample();
     const cpu = process.cpuUsage();
-    return { type: 'stats', id, fsyncCount: broker.fsyncCount, rssBytes: rss, peakRssBytes: peak, cpuMs: (cpu.user + cpu.system) / 1000 };
+    return {
+      type: 'stats',
+      id,
+      fsyncCount: broker.fsyncCount,
+      rssBytes: rss,
+      peakRssBytes: peak,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+    };
   };
   let stopping = false;
   const stop = async (): Promise<void> => {

@@ -15,10 +15,23 @@
 import type { Client } from '../client/client.js';
 import { UsageError } from '../errors.js';
 import { MB, perSecond } from './stats.js';
-import { type BrokerInfo, KEY_BYTES, type TargetOptions, type BenchTarget, benchRecords, benchTopicName, openTarget } from './target.js';
+import {
+  type BrokerInfo,
+  KEY_BYTES,
+  type TargetOptions,
+  type BenchTarget,
+  benchRecords,
+  benchTopicName,
+  openTarget,
+} from './target.js';
 
 /** Runs `consume --exec` over `topic` as `group` until `records` were consumed; resolves with its wall time. */
-export type ExecPhaseRunner = (client: Client, topic: string, group: string, records: number) => Promise<{ wallMs: number; records: number; batches: number }>;
+export type ExecPhaseRunner = (
+  client: Client,
+  topic: string,
+  group: string,
+  records: number,
+) => Promise<{ wallMs: number; records: number; batches: number }>;
 
 export interface ConsumerBenchOptions extends TargetOptions {
   records?: number;
@@ -46,7 +59,17 @@ export interface ConsumePhase {
 export interface ConsumerBenchReport {
   kind: 'consumer';
   broker: BrokerInfo;
-  params: { records: number; valueSize: number; keySize: number; partitions: number; maxSize: number; fetchSize: number; workers: number; repeat: number; execCommand: string | null };
+  params: {
+    records: number;
+    valueSize: number;
+    keySize: number;
+    partitions: number;
+    maxSize: number;
+    fetchSize: number;
+    workers: number;
+    repeat: number;
+    execCommand: string | null;
+  };
   fetch: ConsumePhase;
   batchConsumer: ConsumePhase;
   exec: ConsumePhase | null;
@@ -56,7 +79,15 @@ export interface ConsumerBenchReport {
   runs: { fetch: number[]; batchConsumer: number[]; exec: number[] };
 }
 
-export const ConsumerBenchDefaults = { records: 200_000, valueSize: 100, partitions: 4, maxSize: 500, fetchSize: 1000, workers: 1, repeat: 3 } as const;
+export const ConsumerBenchDefaults = {
+  records: 200_000,
+  valueSize: 100,
+  partitions: 4,
+  maxSize: 500,
+  fetchSize: 1000,
+  workers: 1,
+  repeat: 3,
+} as const;
 
 function median(phases: readonly ConsumePhase[]): ConsumePhase {
   return [...phases].sort((a, b) => a.recordsPerSec - b.recordsPerSec)[Math.floor(phases.length / 2)]!;
@@ -67,7 +98,13 @@ function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): nu
   return v;
 }
 
-async function fill(client: Client, topic: string, partitions: number, records: number, valueSize: number): Promise<void> {
+async function fill(
+  client: Client,
+  topic: string,
+  partitions: number,
+  records: number,
+  valueSize: number,
+): Promise<void> {
   await client.createTopic(topic, partitions);
   const batch = benchRecords({ count: Math.min(records, 5_000), valueSize });
   for (let sent = 0; sent < records; sent += batch.length) {
@@ -76,7 +113,12 @@ async function fill(client: Client, topic: string, partitions: number, records: 
   }
 }
 
-async function plainFetch(target: BenchTarget, topic: string, expected: number, fetchSize: number): Promise<{ records: number; batches: number }> {
+async function plainFetch(
+  target: BenchTarget,
+  topic: string,
+  expected: number,
+  fetchSize: number,
+): Promise<{ records: number; batches: number }> {
   const client = await target.connectMoonmq('bench consumer');
   try {
     const group = benchTopicName('bench-fetch');
@@ -95,10 +137,22 @@ async function plainFetch(target: BenchTarget, topic: string, expected: number, 
   }
 }
 
-async function batchConsume(target: BenchTarget, topic: string, expected: number, o: { maxSize: number; fetchSize: number; workers: number }): Promise<{ records: number; batches: number }> {
+async function batchConsume(
+  target: BenchTarget,
+  topic: string,
+  expected: number,
+  o: { maxSize: number; fetchSize: number; workers: number },
+): Promise<{ records: number; batches: number }> {
   const client = await target.connectMoonmq('bench consumer');
   try {
-    const bc = client.batchConsumer({ group: benchTopicName('bench-batch'), topics: topic, maxSize: o.maxSize, timeoutMs: 50, workers: o.workers, fetchMaxRecords: o.fetchSize });
+    const bc = client.batchConsumer({
+      group: benchTopicName('bench-batch'),
+      topics: topic,
+      maxSize: o.maxSize,
+      timeoutMs: 50,
+      workers: o.workers,
+      fetchMaxRecords: o.fetchSize,
+    });
     await bc.run((batch) => {
       if (bc.stats.records >= expected && batch.count > 0) void bc.stop();
     });
@@ -169,12 +223,26 @@ export async function runConsumerBench(options: ConsumerBenchOptions = {}): Prom
     return {
       kind: 'consumer',
       broker: target.info,
-      params: { records, valueSize, keySize: KEY_BYTES, partitions, maxSize, fetchSize, workers, repeat, execCommand: options.exec?.command ?? null },
+      params: {
+        records,
+        valueSize,
+        keySize: KEY_BYTES,
+        partitions,
+        maxSize,
+        fetchSize,
+        workers,
+        repeat,
+        execCommand: options.exec?.command ?? null,
+      },
       fetch,
       batchConsumer,
       exec: execs.length > 0 ? median(execs) : null,
       batchToFetchRatio: batchConsumer.recordsPerSec / fetch.recordsPerSec,
-      runs: { fetch: fetches.map((p) => p.recordsPerSec), batchConsumer: batches.map((p) => p.recordsPerSec), exec: execs.map((p) => p.recordsPerSec) },
+      runs: {
+        fetch: fetches.map((p) => p.recordsPerSec),
+        batchConsumer: batches.map((p) => p.recordsPerSec),
+        exec: execs.map((p) => p.recordsPerSec),
+      },
     };
   } finally {
     for (const t of topics) await admin.deleteTopic(t).catch(() => undefined);

@@ -61,7 +61,10 @@ export class EmbeddedBroker implements AsyncDisposable {
     try {
       let timer: NodeJS.Timeout | undefined;
       const { host, port } = await new Promise<{ host: string; port: number }>((resolve, reject) => {
-        timer = setTimeout(() => reject(new Error('the bench broker did not start within the timeout')), options.startTimeoutMs ?? 15_000);
+        timer = setTimeout(
+          () => reject(new Error('the bench broker did not start within the timeout')),
+          options.startTimeoutMs ?? 15_000,
+        );
         child.on('message', (m: ChildMessage) => {
           if (m.type === 'ready') resolve(m);
           else if (m.type === 'failed') reject(new Error(`the bench broker failed to start: ${m.message}`));

@@ -32,7 +32,8 @@ export interface LoadFigures {
   maxSettleMs: number;
 }
 
-const tick = (ms: number): Promise<void> => new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
+const tick = (ms: number): Promise<void> =>
+  new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
 
 export async function driveProducer(producer: Producer, options: LoadOptions): Promise<LoadFigures> {
   const figures: LoadFigures = { sent: 0, acked: 0, failed: 0, uncertain: 0, maxSettleMs: 0 };
@@ -57,11 +58,13 @@ export async function driveProducer(producer: Producer, options: LoadOptions): P
     outstanding -= 1;
     wake();
   };
-  const timed = (started: number, then: (value: unknown) => void) => (value: unknown): void => {
-    const ms = performance.now() - started;
-    if (ms > figures.maxSettleMs) figures.maxSettleMs = ms;
-    then(value);
-  };
+  const timed =
+    (started: number, then: (value: unknown) => void) =>
+    (value: unknown): void => {
+      const ms = performance.now() - started;
+      if (ms > figures.maxSettleMs) figures.maxSettleMs = ms;
+      then(value);
+    };
   const sendOne = (): void => {
     const record = options.records[figures.sent % options.records.length]!;
     figures.sent += 1;
@@ -76,7 +79,10 @@ export async function driveProducer(producer: Producer, options: LoadOptions): P
   };
   const start = performance.now();
   while (performance.now() < options.until) {
-    const due = options.recordsPerSec === undefined ? figures.sent + 1_000 : Math.floor(((performance.now() - start) / 1000) * options.recordsPerSec);
+    const due =
+      options.recordsPerSec === undefined
+        ? figures.sent + 1_000
+        : Math.floor(((performance.now() - start) / 1000) * options.recordsPerSec);
     while (figures.sent < due && performance.now() < options.until) {
       if (producer.bufferAvailableBytes < options.recordCharge && outstanding > 0) {
         await new Promise<void>((resolve) => (room = resolve));

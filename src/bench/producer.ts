@@ -19,7 +19,15 @@ import { type BaselineFigures, handBatches } from './producer-baseline.js';
 import { driveProducer, type LoadFigures, RssSampler } from './producer-load.js';
 import { type Prediction, predict } from './producer-model.js';
 import { MB, perSecond } from './stats.js';
-import { type BenchTarget, type BrokerInfo, KEY_BYTES, type TargetOptions, benchRecords, benchTopicName, openTarget } from './target.js';
+import {
+  type BenchTarget,
+  type BrokerInfo,
+  KEY_BYTES,
+  type TargetOptions,
+  benchRecords,
+  benchTopicName,
+  openTarget,
+} from './target.js';
 
 export interface ProducerBenchOptions extends TargetOptions {
   producers?: number;
@@ -103,11 +111,19 @@ export interface ProducerBenchReport {
   stall: StallFigures | null;
 }
 
-export const ProducerBenchDefaults = { producers: 1, partitions: 4, lingerMs: 5, durationMs: 5_000, valueSize: 100, bufferBytes: 32 * 1_048_576 } as const;
+export const ProducerBenchDefaults = {
+  producers: 1,
+  partitions: 4,
+  lingerMs: 5,
+  durationMs: 5_000,
+  valueSize: 100,
+  bufferBytes: 32 * 1_048_576,
+} as const;
 const MIB_64 = 64 * 1_048_576;
 
 function positiveInt(name: string, v: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(v) || v < min || v > max) throw new UsageError(`${name} must be an integer ${min}..${max}, got ${v}`);
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw new UsageError(`${name} must be an integer ${min}..${max}, got ${v}`);
   return v;
 }
 
@@ -139,8 +155,10 @@ export async function runProducerBench(
   sweep?: { parameter: SweepParameter; values: readonly number[] },
 ): Promise<ProducerBenchReport> {
   const r = resolve(options);
-  if (options.stallAfterMs !== undefined && options.broker !== undefined) throw new UsageError('--stall-after freezes the embedded broker; it cannot be combined with --broker');
-  if (options.stallAfterMs !== undefined && sweep) throw new UsageError('--stall-after measures one run; it cannot be combined with --sweep');
+  if (options.stallAfterMs !== undefined && options.broker !== undefined)
+    throw new UsageError('--stall-after freezes the embedded broker; it cannot be combined with --broker');
+  if (options.stallAfterMs !== undefined && sweep)
+    throw new UsageError('--stall-after measures one run; it cannot be combined with --sweep');
   const progress = options.onProgress ?? (() => undefined);
   progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
   const target = await openTarget(options);
@@ -151,7 +169,11 @@ export async function runProducerBench(
     const unthrottled = r.rate === undefined && !sweep && options.stallAfterMs === undefined;
     if (unthrottled) {
       progress('warming up');
-      await measurePoint(target, r, options, records, { lingerMs, batchBytes, durationMs: Math.min(1_000, r.durationMs) });
+      await measurePoint(target, r, options, records, {
+        lingerMs,
+        batchBytes,
+        durationMs: Math.min(1_000, r.durationMs),
+      });
     }
     let baseline: ProducerBenchReport['baseline'] = null;
     if (unthrottled && options.baseline !== false) {
@@ -162,7 +184,12 @@ export async function runProducerBench(
     const points: ProducerPoint[] = [];
     let stall: StallFigures | null = null;
     for (const value of values) {
-      const point = value === undefined ? { lingerMs, batchBytes } : sweep?.parameter === 'linger' ? { lingerMs: value, batchBytes } : { lingerMs, batchBytes: value };
+      const point =
+        value === undefined
+          ? { lingerMs, batchBytes }
+          : sweep?.parameter === 'linger'
+            ? { lingerMs: value, batchBytes }
+            : { lingerMs, batchBytes: value };
       progress(`producing for ${r.durationMs} ms (linger ${point.lingerMs} ms, batch ${point.batchBytes} bytes)`);
       const result = await measurePoint(target, r, options, records, { ...point, durationMs: r.durationMs });
       points.push(result.point);
@@ -202,7 +229,11 @@ async function withClients<T>(target: BenchTarget, n: number, fn: (clients: Clie
   }
 }
 
-async function measureBaseline(target: BenchTarget, r: Resolved, records: Parameters<typeof handBatches>[2]): Promise<BaselineFigures> {
+async function measureBaseline(
+  target: BenchTarget,
+  r: Resolved,
+  records: Parameters<typeof handBatches>[2],
+): Promise<BaselineFigures> {
   return withClients(target, r.producers, async (clients) => {
     const topic = benchTopicName('bench-prod-hand');
     await clients[0]!.createTopic(topic, r.partitions);
@@ -231,29 +262,70 @@ async function measurePoint(
     const topic = benchTopicName('bench-prod');
     await clients[0]!.createTopic(topic, r.partitions);
     const producers = clients.map((c) =>
-      c.producer({ lingerMs: spec.lingerMs, batchBytes: spec.batchBytes, bufferBytes: r.bufferBytes, deliveryTimeoutMs: options.deliveryTimeoutMs, requestTimeoutMs: options.requestTimeoutMs }),
+      c.producer({
+        lingerMs: spec.lingerMs,
+        batchBytes: spec.batchBytes,
+        bufferBytes: r.bufferBytes,
+        deliveryTimeoutMs: options.deliveryTimeoutMs,
+        requestTimeoutMs: options.requestTimeoutMs,
+      }),
     );
     const recordBytes = KEY_BYTES + r.valueSize;
     const rss = options.stallAfterMs === undefined ? undefined : new RssSampler();
-    const stallTimer = options.stallAfterMs === undefined ? undefined : setTimeout(() => target.embedded?.suspend(), options.stallAfterMs);
+    const stallTimer =
+      options.stallAfterMs === undefined
+        ? undefined
+        : setTimeout(() => target.embedded?.suspend(), options.stallAfterMs);
     const delay = monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
     try {
       const start = performance.now();
       const perProducer = r.rate === undefined ? undefined : r.rate / recordBytes / r.producers;
       const loads = await Promise.all(
-        producers.map((p) => driveProducer(p, { topic, records, until: start + spec.durationMs, recordsPerSec: perProducer, recordCharge: recordBytes + 8 + RECORD_OVERHEAD_BYTES, timeSettles: rss !== undefined })),
+        producers.map((p) =>
+          driveProducer(p, {
+            topic,
+            records,
+            until: start + spec.durationMs,
+            recordsPerSec: perProducer,
+            recordCharge: recordBytes + 8 + RECORD_OVERHEAD_BYTES,
+            timeSettles: rss !== undefined,
+          }),
+        ),
       );
       const wallMs = performance.now() - start;
       delay.disable();
       const eventLoopDelayMs = { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6 };
-      const measured = { ...combine(loads, producers.map((p) => p.metrics()), wallMs, recordBytes), eventLoopDelayMs };
-      const prediction = r.rate === undefined ? null : predict({
-        producers: r.producers, topics: 1, partitions: r.partitions, clientPartitions: false, rateBytesPerSec: r.rate,
-        batchBytes: payloadBudget(spec.batchBytes, topic, recordBytes), lingerMs: spec.lingerMs, recordBytes,
-      });
+      const measured = {
+        ...combine(
+          loads,
+          producers.map((p) => p.metrics()),
+          wallMs,
+          recordBytes,
+        ),
+        eventLoopDelayMs,
+      };
+      const prediction =
+        r.rate === undefined
+          ? null
+          : predict({
+              producers: r.producers,
+              topics: 1,
+              partitions: r.partitions,
+              clientPartitions: false,
+              rateBytesPerSec: r.rate,
+              batchBytes: payloadBudget(spec.batchBytes, topic, recordBytes),
+              lingerMs: spec.lingerMs,
+              recordBytes,
+            });
       const batchRatio = prediction ? measured.meanBatchBytes / prediction.meanBatchBytes : null;
-      const point: ProducerPoint = { lingerMs: spec.lingerMs, batchBytes: spec.batchBytes, prediction, measured, batchRatio };
+      const point: ProducerPoint = {
+        lingerMs: spec.lingerMs,
+        batchBytes: spec.batchBytes,
+        prediction,
+        measured,
+        batchRatio,
+      };
       return { point, stall: rss ? stallFigures(rss, r, options, measured) : null };
     } finally {
       clearTimeout(stallTimer);
@@ -288,11 +360,18 @@ function stallFigures(rss: RssSampler, r: Resolved, options: ProducerBenchOption
  * Figures over all producers. Means are weighted by each producer's batches; a percentile is the median of the
  * producers' (p50) or their maximum (p99, max): every producer carries the same share of the load.
  */
-function combine(loads: readonly LoadFigures[], metrics: readonly ProducerMetrics[], wallMs: number, recordBytes: number): Omit<Measured, 'eventLoopDelayMs'> {
+function combine(
+  loads: readonly LoadFigures[],
+  metrics: readonly ProducerMetrics[],
+  wallMs: number,
+  recordBytes: number,
+): Omit<Measured, 'eventLoopDelayMs'> {
   const sum = (f: (m: ProducerMetrics) => number): number => metrics.reduce((a, m) => a + f(m), 0);
   const requests = sum((m) => m['request-total']);
-  const weighted = (f: (m: ProducerMetrics) => number): number => (requests === 0 ? 0 : sum((m) => f(m) * m['request-total']) / requests);
-  const median = (f: (m: ProducerMetrics) => number): number => [...metrics.map(f)].sort((a, b) => a - b)[(metrics.length - 1) >> 1] ?? 0;
+  const weighted = (f: (m: ProducerMetrics) => number): number =>
+    requests === 0 ? 0 : sum((m) => f(m) * m['request-total']) / requests;
+  const median = (f: (m: ProducerMetrics) => number): number =>
+    [...metrics.map(f)].sort((a, b) => a - b)[(metrics.length - 1) >> 1] ?? 0;
   const max = (f: (m: ProducerMetrics) => number): number => Math.max(0, ...metrics.map(f));
   const acked = loads.reduce((a, l) => a + l.acked, 0);
   const batchRecordsAvg = weighted((m) => m['batch-records-avg']);
@@ -305,7 +384,11 @@ function combine(loads: readonly LoadFigures[], metrics: readonly ProducerMetric
     mbPerSec: perSecond(acked * recordBytes, wallMs) / MB,
     requestsPerSec: perSecond(requests, wallMs),
     meanBatchBytes: batchRecordsAvg * recordBytes,
-    batchFrameBytes: { avg: weighted((m) => m['batch-size-avg']), p50: median((m) => m['batch-size-p50']), p99: max((m) => m['batch-size-p99']) },
+    batchFrameBytes: {
+      avg: weighted((m) => m['batch-size-avg']),
+      p50: median((m) => m['batch-size-p50']),
+      p99: max((m) => m['batch-size-p99']),
+    },
     batchRecords: { avg: batchRecordsAvg, max: max((m) => m['batch-records-max']) },
     queueTimeMs: {
       avg: weighted((m) => m['record-queue-time-avg']),

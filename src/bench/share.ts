@@ -24,7 +24,14 @@ export interface ShareBenchOptions extends TargetOptions {
 export interface ShareBenchReport {
   kind: 'share';
   broker: BrokerInfo;
-  params: { records: number; consumers: number; partitions: number; valueSize: number; maxRecords: number; ackMode: 'implicit' };
+  params: {
+    records: number;
+    consumers: number;
+    partitions: number;
+    valueSize: number;
+    maxRecords: number;
+    ackMode: 'implicit';
+  };
   records: number;
   duplicates: number;
   polls: number;
@@ -38,7 +45,13 @@ export interface ShareBenchReport {
   brokerCpuMs: number | null;
 }
 
-export const ShareBenchDefaults = { records: 100_000, consumers: 4, partitions: 4, valueSize: 100, maxRecords: 1_000 } as const;
+export const ShareBenchDefaults = {
+  records: 100_000,
+  consumers: 4,
+  partitions: 4,
+  valueSize: 100,
+  maxRecords: 1_000,
+} as const;
 const PRODUCE_BATCH = 1_000;
 const WARM_RECORDS = 20_000;
 
@@ -60,15 +73,30 @@ export async function runShareBench(options: ShareBenchOptions = {}): Promise<Sh
   let admin: Client | undefined;
   try {
     admin = await target.connectMoonmq('bench share');
-    if (!admin.isCrater) throw new UsageError(`bench share needs a crater broker; ${target.info.address} is ${admin.serverName ?? 'unidentified'}`);
+    if (!admin.isCrater)
+      throw new UsageError(
+        `bench share needs a crater broker; ${target.info.address} is ${admin.serverName ?? 'unidentified'}`,
+      );
     // One untimed pass first, so the figure is the JIT's steady state.
     progress('warming up');
-    const warm = await drainOnce(admin, Math.min(WARM_RECORDS, records), { consumers, partitions, valueSize, maxRecords }, progress, async () => undefined);
+    const warm = await drainOnce(
+      admin,
+      Math.min(WARM_RECORDS, records),
+      { consumers, partitions, valueSize, maxRecords },
+      progress,
+      async () => undefined,
+    );
     await admin.deleteTopic(warm.topic).catch(() => undefined);
     let before: Awaited<ReturnType<NonNullable<typeof target.embedded>['stats']>> | undefined;
-    const run = await drainOnce(admin, records, { consumers, partitions, valueSize, maxRecords }, progress, async () => {
-      before = target.embedded ? await target.embedded.resetPeak() : undefined;
-    });
+    const run = await drainOnce(
+      admin,
+      records,
+      { consumers, partitions, valueSize, maxRecords },
+      progress,
+      async () => {
+        before = target.embedded ? await target.embedded.resetPeak() : undefined;
+      },
+    );
     // Read before the topic goes: a deleted topic's fsyncs leave the broker's count.
     const after = target.embedded ? await target.embedded.stats() : undefined;
     await admin.deleteTopic(run.topic).catch(() => undefined);
@@ -101,7 +129,13 @@ interface Shape {
 }
 
 /** `atStart` runs just before the timed phase (the broker's counters are read there). */
-async function drainOnce(admin: Client, records: number, shape: Shape, progress: (step: string) => void, atStart: () => Promise<void>) {
+async function drainOnce(
+  admin: Client,
+  records: number,
+  shape: Shape,
+  progress: (step: string) => void,
+  atStart: () => Promise<void>,
+) {
   const topic = benchTopicName('bench-share');
   const group = `${topic}-group`;
   await admin.createTopic(topic, shape.partitions);
@@ -115,7 +149,8 @@ async function drainOnce(admin: Client, records: number, shape: Shape, progress:
   await admin.shareGroups.alter(group, { 'auto.offset.reset': 'earliest' });
   const members: ShareConsumer[] = [];
   try {
-    for (let i = 0; i < shape.consumers; i++) members.push(await admin.shareConsumer({ group, topics: [topic], maxRecords: shape.maxRecords, maxWaitMs: 100 }));
+    for (let i = 0; i < shape.consumers; i++)
+      members.push(await admin.shareConsumer({ group, topics: [topic], maxRecords: shape.maxRecords, maxWaitMs: 100 }));
     progress(`draining ${records} records with ${shape.consumers} share consumers`);
     // Offsets per partition as numbers: a string id per record would cost the client more than the share path does.
     const seen = new Map<number, Set<number>>();
@@ -148,7 +183,15 @@ async function drainOnce(admin: Client, records: number, shape: Shape, progress:
     );
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
-    return { topic, records: distinct, duplicates, polls, wallMs, perConsumer, clientCpuMs: (used.user + used.system) / 1000 };
+    return {
+      topic,
+      records: distinct,
+      duplicates,
+      polls,
+      wallMs,
+      perConsumer,
+      clientCpuMs: (used.user + used.system) / 1000,
+    };
   } finally {
     await Promise.allSettled(members.map((m) => m.close()));
   }

@@ -71,7 +71,12 @@ export async function runStorageBench(options: StorageBenchOptions = {}): Promis
   try {
     const batch: RecordToStore[] = [];
     for (let i = 0; i < batchSize; i++) {
-      batch.push({ attrs: 0, timestamp: BigInt(Date.now()), key: Buffer.alloc(0), value: Buffer.alloc(valueBytes, i & 0xff) });
+      batch.push({
+        attrs: 0,
+        timestamp: BigInt(Date.now()),
+        key: Buffer.alloc(0),
+        value: Buffer.alloc(valueBytes, i & 0xff),
+      });
     }
     const recordBytes = recordSize(batch[0]!);
     // One untimed pass of each path first, so the figures are steady-state rather than the JIT's first minutes;
@@ -94,7 +99,9 @@ export async function runStorageBench(options: StorageBenchOptions = {}): Promis
     const groupCommit: GroupCommitFigure[] = [];
     for (const policy of ['eager', 'linger'] as const) {
       for (const n of [1, producers]) {
-        groupCommit.push(await benchGroupCommit(path.join(root, `gc-${policy}-${n}`), policy, n, syncsPerProducer, valueBytes));
+        groupCommit.push(
+          await benchGroupCommit(path.join(root, `gc-${policy}-${n}`), policy, n, syncsPerProducer, valueBytes),
+        );
       }
     }
     return {
@@ -153,7 +160,11 @@ async function benchRawWrite(file: string, batch: RecordToStore[], records: numb
   return figure(records, written, process.hrtime.bigint() - t0, fsyncs);
 }
 
-async function benchLog(dir: string, batch: RecordToStore[], records: number): Promise<{ append: ThroughputFigure; read: ThroughputFigure }> {
+async function benchLog(
+  dir: string,
+  batch: RecordToStore[],
+  records: number,
+): Promise<{ append: ThroughputFigure; read: ThroughputFigure }> {
   const log = SegmentedLog.openSync(dir, { create: true });
   try {
     const t0 = process.hrtime.bigint();
@@ -189,7 +200,12 @@ async function benchGroupCommit(
   valueBytes: number,
 ): Promise<GroupCommitFigure> {
   const log = SegmentedLog.openSync(dir, { create: true, groupCommit: { policy } });
-  const record: RecordToStore = { attrs: 0, timestamp: BigInt(Date.now()), key: Buffer.alloc(0), value: Buffer.alloc(valueBytes, 7) };
+  const record: RecordToStore = {
+    attrs: 0,
+    timestamp: BigInt(Date.now()),
+    key: Buffer.alloc(0),
+    value: Buffer.alloc(valueBytes, 7),
+  };
   try {
     const t0 = process.hrtime.bigint();
     await Promise.all(

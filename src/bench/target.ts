@@ -53,10 +53,18 @@ export async function openTarget(options: TargetOptions): Promise<BenchTarget> {
   if (options.broker !== undefined && options.brokerExecArgv !== undefined) {
     throw new UsageError('broker profiling applies to the embedded broker only');
   }
-  const embedded = options.broker === undefined ? await EmbeddedBroker.start({ acks: options.acks ?? 'leader', execArgv: options.brokerExecArgv }) : undefined;
+  const embedded =
+    options.broker === undefined
+      ? await EmbeddedBroker.start({ acks: options.acks ?? 'leader', execArgv: options.brokerExecArgv })
+      : undefined;
   const address = embedded?.address ?? options.broker!;
   const connectClient = (): Promise<Client> =>
-    connectBackend({ broker: address, username: options.username, password: options.password, timeoutMs: options.timeoutMs ?? 30_000 });
+    connectBackend({
+      broker: address,
+      username: options.username,
+      password: options.password,
+      timeoutMs: options.timeoutMs ?? 30_000,
+    });
   try {
     const probe = await connectClient();
     const info: BrokerInfo = {

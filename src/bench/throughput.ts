@@ -11,7 +11,17 @@ import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';
 import { LatencyRecorder } from './latency.js';
 import { MB, type Percentiles, perSecond } from './stats.js';
-import { type BenchCodec, type BenchTarget, type BrokerInfo, KEY_BYTES, type TargetOptions, benchRecords, benchTopicName, openTarget, payloadBytes } from './target.js';
+import {
+  type BenchCodec,
+  type BenchTarget,
+  type BrokerInfo,
+  KEY_BYTES,
+  type TargetOptions,
+  benchRecords,
+  benchTopicName,
+  openTarget,
+  payloadBytes,
+} from './target.js';
 
 export interface ThroughputOptions extends TargetOptions {
   /** Records to produce (ignored when durationMs is given). */
@@ -64,7 +74,16 @@ export interface ThroughputReport {
   fetch: PhaseFigures;
 }
 
-export const ThroughputDefaults = { records: 100_000, batchSize: 1000, inFlight: 1, connections: 1, fetchSize: 1000, valueSize: 100, partitions: 4, codec: 'none' } as const;
+export const ThroughputDefaults = {
+  records: 100_000,
+  batchSize: 1000,
+  inFlight: 1,
+  connections: 1,
+  fetchSize: 1000,
+  valueSize: 100,
+  partitions: 4,
+  codec: 'none',
+} as const;
 
 function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`${name} must be an integer 1..${max}, got ${v}`);
@@ -76,7 +95,8 @@ type ThroughputParams = ThroughputReport['params'];
 /** The options checked and defaulted into the report's params (every bound is a UsageError). */
 function throughputParams(options: ThroughputOptions): ThroughputParams {
   const durationMs = options.durationMs === undefined ? undefined : positiveInt('duration (ms)', options.durationMs);
-  const records = durationMs === undefined ? positiveInt('records', options.records ?? ThroughputDefaults.records) : undefined;
+  const records =
+    durationMs === undefined ? positiveInt('records', options.records ?? ThroughputDefaults.records) : undefined;
   const ratePerSec = options.ratePerSec;
   if (ratePerSec !== undefined && !(ratePerSec > 0)) throw new UsageError(`rate must be positive, got ${ratePerSec}`);
   return {
@@ -102,7 +122,13 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
   const clients: Client[] = [];
   try {
     for (let i = 0; i < params.connections; i++) clients.push(await target.connect());
-    const run: PhaseRun = { target, clients, params, batch: benchRecords({ count: params.batchSize, valueSize: params.valueSize }), progress };
+    const run: PhaseRun = {
+      target,
+      clients,
+      params,
+      batch: benchRecords({ count: params.batchSize, valueSize: params.valueSize }),
+      progress,
+    };
     const warmTopic = await warmUp(run);
     const produce = await measureProduce(run);
     const fetch = await measureFetch(run, produce.topic, produce.sent.records);
@@ -146,14 +172,20 @@ async function warmUp(run: PhaseRun): Promise<string> {
   const topic = benchTopicName('bench-tput');
   await clients[0]!.createTopic(topic, params.partitions);
   run.progress('warming up');
-  const window = { batches: Math.max(1, Math.ceil(20_000 / params.batchSize)), inFlight: params.inFlight, intervalMs: undefined };
+  const window = {
+    batches: Math.max(1, Math.ceil(20_000 / params.batchSize)),
+    inFlight: params.inFlight,
+    intervalMs: undefined,
+  };
   const warm = await produceWindow(clients, topic, batch, params.codec, window, new LatencyRecorder(), () => undefined);
   await fetchAll(run.target, topic, warm.records, params.fetchSize, new LatencyRecorder());
   return topic;
 }
 
 /** The timed produce phase, into a topic of its own: by record count or for a duration, open-loop with a rate. */
-async function measureProduce(run: PhaseRun): Promise<PhaseTiming & { topic: string; sent: { records: number; batches: number } }> {
+async function measureProduce(
+  run: PhaseRun,
+): Promise<PhaseTiming & { topic: string; sent: { records: number; batches: number } }> {
   const { target, clients, params, batch } = run;
   const { records, durationMs, batchSize, ratePerSec } = params;
   const topic = benchTopicName('bench-tput');
@@ -167,14 +199,20 @@ async function measureProduce(run: PhaseRun): Promise<PhaseTiming & { topic: str
   const started = performance.now();
   const deadline = durationMs === null ? undefined : started + durationMs;
   const window = { batches: totalBatches, lastBatchSize, deadline, inFlight: params.inFlight, intervalMs };
-  const sent = await produceWindow(clients, topic, batch, params.codec, window, latency, (n) => run.progress(`produced ${n} records`));
+  const sent = await produceWindow(clients, topic, batch, params.codec, window, latency, (n) =>
+    run.progress(`produced ${n} records`),
+  );
   const ms = performance.now() - started;
   const after = await meter(target, false);
   return { topic, sent, ms, latency, peak: after.peak, fsyncs: diff(after.fsyncs, before.fsyncs) };
 }
 
 /** The timed fetch phase: every produced record read back with batched FETCHes. */
-async function measureFetch(run: PhaseRun, topic: string, records: number): Promise<PhaseTiming & { records: number; requests: number }> {
+async function measureFetch(
+  run: PhaseRun,
+  topic: string,
+  records: number,
+): Promise<PhaseTiming & { records: number; requests: number }> {
   run.progress(`fetching ${records} records`);
   const latency = new LatencyRecorder();
   await meter(run.target, true);
@@ -233,7 +271,10 @@ async function produceWindow(
   onProgress: (records: number) => void,
 ): Promise<{ records: number; batches: number }> {
   const start = performance.now();
-  const last = window.lastBatchSize === undefined || window.lastBatchSize === batch.length ? batch : batch.slice(0, window.lastBatchSize);
+  const last =
+    window.lastBatchSize === undefined || window.lastBatchSize === batch.length
+      ? batch
+      : batch.slice(0, window.lastBatchSize);
   let next = 0;
   let records = 0;
   let lastReport = start;
@@ -271,7 +312,13 @@ async function produceWindow(
  * FETCH on a connection of its own (FETCH binds a connection to its group) with a fresh group until `expected`
  * records came back; a run of empty replies before that is an error.
  */
-async function fetchAll(target: BenchTarget, topic: string, expected: number, fetchSize: number, latency: LatencyRecorder): Promise<{ records: number; requests: number }> {
+async function fetchAll(
+  target: BenchTarget,
+  topic: string,
+  expected: number,
+  fetchSize: number,
+  latency: LatencyRecorder,
+): Promise<{ records: number; requests: number }> {
   const client = await target.connect();
   try {
     const group = benchTopicName('bench-group');
@@ -284,7 +331,8 @@ async function fetchAll(target: BenchTarget, topic: string, expected: number, fe
       latency.record(performance.now() - t0);
       requests++;
       records += result.records.length;
-      if (result.records.length === 0 && ++empty > 50) throw new Error(`fetch stalled at ${records} of ${expected} records`);
+      if (result.records.length === 0 && ++empty > 50)
+        throw new Error(`fetch stalled at ${records} of ${expected} records`);
     }
     return { records, requests };
   } finally {

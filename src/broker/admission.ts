@@ -36,8 +36,10 @@ export class Admission {
     const ip = socket.remoteAddress ?? 'unknown';
     const fromIp = this.perIp.get(ip) ?? 0;
     let why: string | undefined;
-    if (this.total >= this.config.maxConnections) why = `too many connections: the broker allows ${this.config.maxConnections}`;
-    else if (fromIp >= this.config.maxConnectionsPerIp) why = `too many connections from this address: ${this.config.maxConnectionsPerIp} allowed`;
+    if (this.total >= this.config.maxConnections)
+      why = `too many connections: the broker allows ${this.config.maxConnections}`;
+    else if (fromIp >= this.config.maxConnectionsPerIp)
+      why = `too many connections from this address: ${this.config.maxConnectionsPerIp} allowed`;
     if (why !== undefined) {
       this.refuse(socket, why, ip);
       return false;
@@ -65,7 +67,11 @@ export class Admission {
     this.lastAcceptErrorLog = now;
     const repeats = this.suppressedAcceptErrors;
     this.suppressedAcceptErrors = 0;
-    this.logger.warn('cannot accept a connection; still listening', { error: err.code ?? err.message, connections: this.total, repeats });
+    this.logger.warn('cannot accept a connection; still listening', {
+      error: err.code ?? err.message,
+      connections: this.total,
+      repeats,
+    });
   }
 
   /** Broker stop: refused sockets still waiting for their peer go now. */

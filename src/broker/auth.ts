@@ -31,7 +31,8 @@ export function parsePasswordHash(encoded: string): ParsedPasswordHash {
 }
 
 export async function hashPassword(password: string, iterations: number = DEFAULT_PBKDF2_ITERATIONS): Promise<string> {
-  if (!Number.isInteger(iterations) || iterations < 1) throw new RangeError(`iterations must be a positive integer, got ${iterations}`);
+  if (!Number.isInteger(iterations) || iterations < 1)
+    throw new RangeError(`iterations must be a positive integer, got ${iterations}`);
   const salt = randomBytes(16);
   const hash = await pbkdf2Async(password, salt, iterations, 32, 'sha256');
   return `${PREFIX}$${iterations}$${salt.toString('hex')}$${hash.toString('hex')}`;

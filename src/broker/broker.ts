@@ -232,7 +232,12 @@ export class Broker implements BrokerCore, AsyncDisposable {
     void conn.whenClosed.then(() => {
       this.admission.release(conn.remoteAddress);
       this.connections.delete(conn);
-      this.emit({ type: 'connection-closed', remoteAddress: conn.remoteAddress, reason: conn.closeReason, connections: this.connections.size });
+      this.emit({
+        type: 'connection-closed',
+        remoteAddress: conn.remoteAddress,
+        reason: conn.closeReason,
+        connections: this.connections.size,
+      });
     });
   }
 
@@ -264,7 +269,10 @@ export class Broker implements BrokerCore, AsyncDisposable {
     await step(() => this.topics.closeAll());
     await step(() => this.lock?.release());
     const incomplete = failures.length > 0 ? new ShutdownIncompleteError(failures) : undefined;
-    if (incomplete) this.logger.error('broker stopped, but its final sync failed', { error: incomplete.failures.map(errorText).join('; ') });
+    if (incomplete)
+      this.logger.error('broker stopped, but its final sync failed', {
+        error: incomplete.failures.map(errorText).join('; '),
+      });
     else this.logger.info('broker stopped', { dataDir: this.config.dataDir });
     this.emit({ type: 'stopped' });
     if (incomplete) throw incomplete;
@@ -281,6 +289,9 @@ function errorText(err: unknown): string {
 
 /** crater's name and version for IDENTIFY_ACK, from package.json (two levels up from src/broker and dist/broker). */
 async function readIdentity(): Promise<{ name: string; version: string }> {
-  const pkg = JSON.parse(await fs.readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+  const pkg = JSON.parse(await fs.readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    name?: string;
+    version?: string;
+  };
   return { name: pkg.name ?? 'crater', version: pkg.version ?? '0.0.0' };
 }

@@ -93,18 +93,27 @@ export class RetentionCleaner {
           result.deletedSegments += r.deletedSegments;
           result.deletedBytes += r.deletedBytes;
           if (r.deletedSegments > 0) {
-            this.options.logger.info('retention deleted segments', { dir: log.dir, segments: r.deletedSegments, logStartOffset: String(r.logStartOffset) });
+            this.options.logger.info('retention deleted segments', {
+              dir: log.dir,
+              segments: r.deletedSegments,
+              logStartOffset: String(r.logStartOffset),
+            });
           }
         } catch (err) {
           // A topic deleted mid-pass has closed logs; anything else is retried next interval.
-          this.options.logger.warn('retention failed', { dir: log.dir, error: err instanceof Error ? err.message : String(err) });
+          this.options.logger.warn('retention failed', {
+            dir: log.dir,
+            error: err instanceof Error ? err.message : String(err),
+          });
         }
       }
     }
     for (const name of this.lastRun.keys()) if (!live.has(name)) this.lastRun.delete(name);
     if (result.deletedSegments > 0 && this.options.afterPass) {
       await this.options.afterPass(result).catch((err: unknown) => {
-        this.options.logger.warn('after-cleaner hook failed', { error: err instanceof Error ? err.message : String(err) });
+        this.options.logger.warn('after-cleaner hook failed', {
+          error: err instanceof Error ? err.message : String(err),
+        });
       });
     }
     this.options.onPass?.(result);

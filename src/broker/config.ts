@@ -120,7 +120,8 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
   };
   const count = (name: string, v: number | undefined, fallback: number): number => {
     const value = v ?? fallback;
-    if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${v}`);
+    if (!Number.isSafeInteger(value) || value <= 0)
+      throw new RangeError(`${name} must be a positive integer, got ${v}`);
     return value;
   };
   const port = options.port ?? BrokerDefaults.port;
@@ -138,18 +139,35 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     retentionMs: options.retentionMs === undefined ? undefined : positive('retentionMs', options.retentionMs, 0),
     topics: options.topics ?? [],
     handshakeTimeoutMs: positive('handshakeTimeoutMs', options.handshakeTimeoutMs, BrokerDefaults.handshakeTimeoutMs),
-    preAuthReadTimeoutMs: positive('preAuthReadTimeoutMs', options.preAuthReadTimeoutMs, BrokerDefaults.preAuthReadTimeoutMs),
+    preAuthReadTimeoutMs: positive(
+      'preAuthReadTimeoutMs',
+      options.preAuthReadTimeoutMs,
+      BrokerDefaults.preAuthReadTimeoutMs,
+    ),
     idleReadTimeoutMs: positive('idleReadTimeoutMs', options.idleReadTimeoutMs, BrokerDefaults.idleReadTimeoutMs),
-    heartbeatIntervalMs: positive('heartbeatIntervalMs', options.heartbeatIntervalMs, BrokerDefaults.heartbeatIntervalMs),
+    heartbeatIntervalMs: positive(
+      'heartbeatIntervalMs',
+      options.heartbeatIntervalMs,
+      BrokerDefaults.heartbeatIntervalMs,
+    ),
     authMaxFailures: positive('authMaxFailures', options.authMaxFailures, BrokerDefaults.authMaxFailures),
     authLockoutMs: positive('authLockoutMs', options.authLockoutMs, BrokerDefaults.authLockoutMs),
-    maxPendingSendBytes: positive('maxPendingSendBytes', options.maxPendingSendBytes, BrokerDefaults.maxPendingSendBytes),
-    maxPendingSendBytesTotal: positive('maxPendingSendBytesTotal', options.maxPendingSendBytesTotal, BrokerDefaults.maxPendingSendBytesTotal),
+    maxPendingSendBytes: positive(
+      'maxPendingSendBytes',
+      options.maxPendingSendBytes,
+      BrokerDefaults.maxPendingSendBytes,
+    ),
+    maxPendingSendBytesTotal: positive(
+      'maxPendingSendBytesTotal',
+      options.maxPendingSendBytesTotal,
+      BrokerDefaults.maxPendingSendBytesTotal,
+    ),
     maxConnections: count('maxConnections', options.maxConnections, BrokerDefaults.maxConnections),
     maxConnectionsPerIp: count('maxConnectionsPerIp', options.maxConnectionsPerIp, BrokerDefaults.maxConnectionsPerIp),
     sendTimeoutMs: positive('sendTimeoutMs', options.sendTimeoutMs, BrokerDefaults.sendTimeoutMs),
     cleanerTickMs: positive('cleanerTickMs', options.cleanerTickMs, BrokerDefaults.cleanerTickMs),
-    cleanerIntervalMs: options.cleanerIntervalMs === undefined ? undefined : positive('cleanerIntervalMs', options.cleanerIntervalMs, 0),
+    cleanerIntervalMs:
+      options.cleanerIntervalMs === undefined ? undefined : positive('cleanerIntervalMs', options.cleanerIntervalMs, 0),
     consumer: options.consumer,
     transactions: options.transactions,
     faults: options.faults,

@@ -9,7 +9,10 @@ import type { BrokerConfig } from './config.js';
 const EMPTY = Buffer.alloc(0);
 const MISSED_HEARTBEATS = 3;
 
-type WatchdogConfig = Pick<BrokerConfig, 'idleReadTimeoutMs' | 'preAuthReadTimeoutMs' | 'sendTimeoutMs' | 'heartbeatIntervalMs'>;
+type WatchdogConfig = Pick<
+  BrokerConfig,
+  'idleReadTimeoutMs' | 'preAuthReadTimeoutMs' | 'sendTimeoutMs' | 'heartbeatIntervalMs'
+>;
 
 export interface WatchedConnection {
   isClosed(): boolean;
@@ -44,13 +47,17 @@ export class ConnectionWatchdogs {
   /** The read deadline: one lazily re-armed timer, so a frame costs a timestamp store, not a timer reset. */
   armRead(): void {
     const due = this.lastFrameAt + this.readLimitMs() - Date.now();
-    this.readTimer = setTimeout(() => {
-      this.readTimer = undefined;
-      if (this.conn.isClosed()) return;
-      const current = this.readLimitMs();
-      if (Date.now() - this.lastFrameAt >= current && !this.conn.isHandshakePaused()) this.conn.readDeadlineExceeded(current);
-      else this.armRead();
-    }, Math.max(1, due));
+    this.readTimer = setTimeout(
+      () => {
+        this.readTimer = undefined;
+        if (this.conn.isClosed()) return;
+        const current = this.readLimitMs();
+        if (Date.now() - this.lastFrameAt >= current && !this.conn.isHandshakePaused())
+          this.conn.readDeadlineExceeded(current);
+        else this.armRead();
+      },
+      Math.max(1, due),
+    );
   }
 
   /**

@@ -21,7 +21,9 @@ export class DataDirLock {
       if (fh) return DataDirLock.writePid(fh, file);
       const owner = await readPid(file);
       if (owner !== undefined && isAlive(owner)) {
-        throw new StorageError(`data directory ${dataDir} is in use by another broker (pid ${owner}, lock file ${file})`);
+        throw new StorageError(
+          `data directory ${dataDir} is in use by another broker (pid ${owner}, lock file ${file})`,
+        );
       }
       await fs.rm(file, { force: true });
     }

@@ -23,8 +23,14 @@ export function planFixedPartition(topic: Topic, request: ProduceBatch): AppendP
   const count = topic.partitions.length;
   const partition = request.partition ?? 0;
   if (partition < 1 || partition > count) {
-    throw new HandlerError(ErrorCode.BAD_FRAME, `partition ${partition} out of range 1..${count} for topic '${topic.name}'`);
+    throw new HandlerError(
+      ErrorCode.BAD_FRAME,
+      `partition ${partition} out of range 1..${count} for topic '${topic.name}'`,
+    );
   }
   const n = request.records.length;
-  return { assigned: new Uint16Array(n).fill(partition), groups: new Map([[partition, Array.from({ length: n }, (_, i) => i)]]) };
+  return {
+    assigned: new Uint16Array(n).fill(partition),
+    groups: new Map([[partition, Array.from({ length: n }, (_, i) => i)]]),
+  };
 }

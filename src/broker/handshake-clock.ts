@@ -39,10 +39,13 @@ export class HandshakeClock {
 
   private arm(): void {
     this.startedAt = Date.now();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (!this.stopped) this.onExpired();
-    }, Math.max(1, this.remainingMs));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        if (!this.stopped) this.onExpired();
+      },
+      Math.max(1, this.remainingMs),
+    );
   }
 
   private clear(): void {

@@ -38,7 +38,10 @@ export class InternalTopicLogs {
 
   /** Resolves once everything appended to `logs` so far is durable; rejects when an fsync failed. */
   durable(logs: readonly PartitionLog[]): Promise<void> {
-    const synced = logs.length === 1 ? this.committer(logs[0]!).request() : Promise.all(logs.map((l) => this.committer(l).request())).then(() => undefined);
+    const synced =
+      logs.length === 1
+        ? this.committer(logs[0]!).request()
+        : Promise.all(logs.map((l) => this.committer(l).request())).then(() => undefined);
     this.pending.add(synced);
     const done = (): void => {
       this.pending.delete(synced);

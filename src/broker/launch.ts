@@ -91,7 +91,10 @@ function parseAcks(value: string | number): AcksMode {
 }
 
 /** Merges inputs (flags with env already folded in) over the file; undefined fields keep the broker defaults. */
-export type LaunchOptions = Omit<BrokerOptions, 'dataDir'> & { dataDir: string | undefined; producerState?: ProducerStateOptions };
+export type LaunchOptions = Omit<BrokerOptions, 'dataDir'> & {
+  dataDir: string | undefined;
+  producerState?: ProducerStateOptions;
+};
 
 export function launchOptions(inputs: LaunchInputs, file: AppSettings = {}): LaunchOptions {
   const server = file.Server ?? {};
@@ -102,8 +105,14 @@ export function launchOptions(inputs: LaunchInputs, file: AppSettings = {}): Lau
   }
   const auth: AuthOptions | undefined = username !== undefined ? { username, passwordHash: passwordHash! } : undefined;
   const fileRetention =
-    server.Retention !== undefined ? parseRetentionMs(String(server.Retention)) : server.RetentionSeconds !== undefined ? server.RetentionSeconds * 1000 : undefined;
-  const fileTopics = (server.Topics ?? []).map((t) => (typeof t === 'string' ? parseTopicSpec(t) : { name: t.Name, partitions: t.Partitions ?? 1 }));
+    server.Retention !== undefined
+      ? parseRetentionMs(String(server.Retention))
+      : server.RetentionSeconds !== undefined
+        ? server.RetentionSeconds * 1000
+        : undefined;
+  const fileTopics = (server.Topics ?? []).map((t) =>
+    typeof t === 'string' ? parseTopicSpec(t) : { name: t.Name, partitions: t.Partitions ?? 1 },
+  );
   const acks = inputs.acks ?? server.Acks;
   return {
     dataDir: inputs.dataDir ?? server.DataDir,

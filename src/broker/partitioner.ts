@@ -28,7 +28,12 @@ export class Partitioner {
     if (key.length > 0) return (fnv1a32(key) % partitionCount) + 1;
     const now = this.nowMs();
     const s = this.sticky.get(topic);
-    if (s && s.partitionCount === partitionCount && s.count < STICKY_MAX_RECORDS && now - s.startedMs < STICKY_MAX_AGE_MS) {
+    if (
+      s &&
+      s.partitionCount === partitionCount &&
+      s.count < STICKY_MAX_RECORDS &&
+      now - s.startedMs < STICKY_MAX_AGE_MS
+    ) {
       s.count++;
       return s.partition + 1;
     }

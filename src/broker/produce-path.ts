@@ -42,8 +42,19 @@ export interface TransactionalMarks {
   epoch: number;
 }
 
-function toStore(codec: number, timestamp: bigint, r: IncomingRecord, marks: TransactionalMarks | undefined): RecordToStore {
-  const stored: RecordToStore = { attrs: codec, timestamp, key: r.key, value: compressValue(codec, r.value), headers: r.headers };
+function toStore(
+  codec: number,
+  timestamp: bigint,
+  r: IncomingRecord,
+  marks: TransactionalMarks | undefined,
+): RecordToStore {
+  const stored: RecordToStore = {
+    attrs: codec,
+    timestamp,
+    key: r.key,
+    value: compressValue(codec, r.value),
+    headers: r.headers,
+  };
   if (marks) {
     stored.producerId = marks.producerId;
     stored.epoch = marks.epoch;
@@ -82,7 +93,12 @@ export function planAppend(broker: BrokerCore, topic: Topic, records: readonly I
  * to other partitions past it are truncated away again: the acks cover a list-order prefix and nothing after it is on disk,
  * so a client resending the tail duplicates nothing (seeds/000: "a failure part-way leaves the prefix").
  */
-export function appendRecords(broker: BrokerCore, topic: Topic, codec: number, records: readonly IncomingRecord[]): ProduceOutcome {
+export function appendRecords(
+  broker: BrokerCore,
+  topic: Topic,
+  codec: number,
+  records: readonly IncomingRecord[],
+): ProduceOutcome {
   return appendPlanned(broker, topic, codec, records, planAppend(broker, topic, records));
 }
 
@@ -141,7 +157,10 @@ export function prepareRecords(
 }
 
 /** The records below `bound` grouped per partition, in the plan's order: what each partition's append gets. */
-export function preparedBatches(plan: AppendPlan, prepared: PreparedRecords): Map<number, { indexes: number[]; batch: RecordToStore[] }> {
+export function preparedBatches(
+  plan: AppendPlan,
+  prepared: PreparedRecords,
+): Map<number, { indexes: number[]; batch: RecordToStore[] }> {
   const out = new Map<number, { indexes: number[]; batch: RecordToStore[] }>();
   for (const [p, indexes] of plan.groups) {
     const taken = indexes.filter((i) => i < prepared.bound);
@@ -221,7 +240,11 @@ function takeBackPastPrefix(
       if (!log.truncateTo) throw new Error(`the ${log.backend} backend cannot truncate`);
       log.truncateTo(offsets[first]!);
     } catch (err) {
-      broker.logger.error('unacked records of a partial batch stay on disk', { dir: log.dir, offset: String(offsets[first]), error: String(err) });
+      broker.logger.error('unacked records of a partial batch stay on disk', {
+        dir: log.dir,
+        offset: String(offsets[first]),
+        error: String(err),
+      });
     }
   }
 }

@@ -91,12 +91,21 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
       isAuthenticated: () => this.state === 'authenticated',
       isHandshakePaused: () => this.handshake.paused,
       readDeadlineExceeded: (limitMs) =>
-        this.fail(ErrorCode.INTERNAL, `read deadline exceeded: no frame within ${formatSeconds(limitMs)}`, 'read-deadline'),
+        this.fail(
+          ErrorCode.INTERNAL,
+          `read deadline exceeded: no frame within ${formatSeconds(limitMs)}`,
+          'read-deadline',
+        ),
       sendDeadlineExceeded: (pendingBytes, limitMs) => {
-        this.broker.logger.warn('closing a connection: send deadline exceeded', { remote: this.remoteAddress, pendingBytes, limit: formatSeconds(limitMs) });
+        this.broker.logger.warn('closing a connection: send deadline exceeded', {
+          remote: this.remoteAddress,
+          pendingBytes,
+          limit: formatSeconds(limitMs),
+        });
         this.teardown('send-deadline');
       },
-      heartbeatTimedOut: (idleMs) => this.fail(ErrorCode.INTERNAL, `no activity for ${formatSeconds(idleMs)}`, 'heartbeat-timeout'),
+      heartbeatTimedOut: (idleMs) =>
+        this.fail(ErrorCode.INTERNAL, `no activity for ${formatSeconds(idleMs)}`, 'heartbeat-timeout'),
       sendHeartbeat: () => this.send(HeartbeatRequest, Buffer.from(randomUUID().replaceAll('-', ''), 'hex'), {}),
     });
     socket.setNoDelay(true);
@@ -108,7 +117,11 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
     socket.on('close', () => this.teardown('peer-closed'));
     socket.on('end', () => this.teardown('peer-closed'));
     this.handshake = new HandshakeClock(broker.config.handshakeTimeoutMs, () =>
-      this.fail(ErrorCode.BAD_PROTOCOL, `handshake not completed within ${formatSeconds(broker.config.handshakeTimeoutMs)}`, 'handshake-timeout'),
+      this.fail(
+        ErrorCode.BAD_PROTOCOL,
+        `handshake not completed within ${formatSeconds(broker.config.handshakeTimeoutMs)}`,
+        'handshake-timeout',
+      ),
     );
     this.session.set(SESSION_HANDSHAKE_CLOCK, this.handshake);
     this.session.set(SESSION_ORDERED_REPLIES, {
@@ -156,7 +169,9 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
     if (this.isClosed) throw new Error('connection closed');
     if (this.socket.writableLength === 0 && !this.corked) return;
     await new Promise<void>((resolve, reject) => {
-      this.socket.write(EMPTY, (err) => (err || this.isClosed ? reject(err ?? new Error('connection closed')) : resolve()));
+      this.socket.write(EMPTY, (err) =>
+        err || this.isClosed ? reject(err ?? new Error('connection closed')) : resolve(),
+      );
     });
   }
 
@@ -246,7 +261,11 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
       frames = this.decoder.push(chunk);
     } catch (err) {
       if (err instanceof FrameTooLargeError) {
-        this.fail(ErrorCode.FRAME_TOO_LARGE, `frame of ${err.frameLength} bytes exceeds the maximum of ${err.maxFrameSize}`, 'protocol-error');
+        this.fail(
+          ErrorCode.FRAME_TOO_LARGE,
+          `frame of ${err.frameLength} bytes exceeds the maximum of ${err.maxFrameSize}`,
+          'protocol-error',
+        );
       } else {
         this.fail(ErrorCode.BAD_FRAME, 'frame shorter than header', 'protocol-error');
       }
@@ -276,7 +295,8 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
         if (current) await current;
         const next = this.queue.shift();
         if (!next || this.isClosed) break;
-        if (this.queue.bytes <= MAX_QUEUED_REQUEST_BYTES / 2 && this.socket.isPaused() && !this.isClosed) this.socket.resume();
+        if (this.queue.bytes <= MAX_QUEUED_REQUEST_BYTES / 2 && this.socket.isPaused() && !this.isClosed)
+          this.socket.resume();
         current = this.dispatch(next);
       }
       this.queue.clear();
@@ -310,7 +330,8 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
     const ctx: RequestContext<BrokerCore> = { broker: this.broker, conn: this, op, correl, payload: frame.payload };
     try {
       const result = handler(ctx);
-      if (result instanceof Promise) return result.catch((err: unknown) => this.handlerFailed(err, op, correl)).then(() => this.backpressure());
+      if (result instanceof Promise)
+        return result.catch((err: unknown) => this.handlerFailed(err, op, correl)).then(() => this.backpressure());
     } catch (err) {
       this.handlerFailed(err, op, correl);
     }
@@ -326,7 +347,8 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
   private backpressure(): Promise<void> | undefined {
     const half = this.broker.config.maxPendingSendBytes / 2;
     if (this.replies.heldBytes > half) return this.replies.drained;
-    if (this.corked && this.socket.writableLength - this.unsentAtUncork > half) return new Promise((resolve) => setImmediate(resolve));
+    if (this.corked && this.socket.writableLength - this.unsentAtUncork > half)
+      return new Promise((resolve) => setImmediate(resolve));
     return undefined;
   }
 
@@ -346,7 +368,9 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
   /** Sends ERROR with the zero correl and closes, as every teardown error in wire.md §1 does. */
   private fail(code: number, message: string, reason: CloseReason): void {
     if (this.isClosed) return;
-    this.writeNow(encodeFrame(ErrorFrame, ZERO_CORREL, { code, message: withoutServerPaths(message, this.broker.dataDir) }));
+    this.writeNow(
+      encodeFrame(ErrorFrame, ZERO_CORREL, { code, message: withoutServerPaths(message, this.broker.dataDir) }),
+    );
     this.endGracefully(reason);
   }
 

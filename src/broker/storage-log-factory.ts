@@ -62,7 +62,8 @@ export function storageLogFactory(config: BrokerConfig, options: StorageLogFacto
       if (isInternalTopic(topic)) return {};
       const entries: Record<string, string> = {};
       if (config.segmentBytes !== undefined) entries.max_segment_size = String(config.segmentBytes);
-      if (config.retentionMs !== undefined) entries.retention = String(Math.max(1, Math.round(config.retentionMs / 1000)));
+      if (config.retentionMs !== undefined)
+        entries.retention = String(Math.max(1, Math.round(config.retentionMs / 1000)));
       return entries;
     },
 

@@ -128,7 +128,11 @@ export class TopicRegistry {
    * Creates a topic. Clients go through the CREATE_TOPIC checks (`internal` false); the broker itself creates `__*`
    * topics with `internal` true and their own sidecar.
    */
-  createTopic(name: string, partitions: number, options: { internal?: boolean; config?: TopicConfigEntries } = {}): Promise<Topic> {
+  createTopic(
+    name: string,
+    partitions: number,
+    options: { internal?: boolean; config?: TopicConfigEntries } = {},
+  ): Promise<Topic> {
     return this.serialised(async () => {
       const problem = topicNameProblem(name);
       if (problem) throw new HandlerError(ErrorCode.BAD_FRAME, problem);
@@ -136,7 +140,10 @@ export class TopicRegistry {
         throw new HandlerError(ErrorCode.BAD_FRAME, `topic names starting with '__' are reserved: '${name}'`);
       }
       if (!Number.isInteger(partitions) || partitions < 1 || partitions > Limits.partitions) {
-        throw new HandlerError(ErrorCode.BAD_FRAME, `num_partitions must be 1..${Limits.partitions}, got ${partitions}`);
+        throw new HandlerError(
+          ErrorCode.BAD_FRAME,
+          `num_partitions must be 1..${Limits.partitions}, got ${partitions}`,
+        );
       }
       if (this.topics.has(name)) throw new HandlerError(ErrorCode.INTERNAL, `topic '${name}' already exists`);
       if (!options.internal && this.userTopicCount() >= Limits.maxTopics) {
@@ -148,7 +155,8 @@ export class TopicRegistry {
       const config = Object.keys(wanted).length > 0 ? await this.factory.writeConfig(dir, wanted) : {};
       const logs: PartitionLog[] = [];
       try {
-        for (let id = 1; id <= partitions; id++) logs.push(await this.factory.open(partitionDir(dir, id), name, config));
+        for (let id = 1; id <= partitions; id++)
+          logs.push(await this.factory.open(partitionDir(dir, id), name, config));
       } catch (err) {
         await Promise.allSettled(logs.map((l) => l.close()));
         await fs.rm(dir, { recursive: true, force: true });

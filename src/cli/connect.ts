@@ -37,7 +37,8 @@ export async function openClient(flags: ConnectionFlagValues, extra: Partial<Con
   } catch (error) {
     throw withRefusedHint(error, formatHostPort(flags.broker));
   }
-  if (backend.kind === 'kafka') process.stderr.write(`backend: kafka ${backend.address} (partitions from 0, offsets are record counts)\n`);
+  if (backend.kind === 'kafka')
+    process.stderr.write(`backend: kafka ${backend.address} (partitions from 0, offsets are record counts)\n`);
   return backend;
 }
 
@@ -64,7 +65,11 @@ export { moonmqOnly } from '../client/connect-backend.js';
  * Writes bytes to `stream`, waiting for 'drain' when its buffer is full. Resolves false once the reader has gone or
  * `signal` aborted (the base command aborts it on EPIPE), so a loop feeding it stops instead of waiting forever.
  */
-export async function writeBytes(stream: NodeJS.WritableStream & { destroyed?: boolean }, bytes: Buffer | string, signal: AbortSignal): Promise<boolean> {
+export async function writeBytes(
+  stream: NodeJS.WritableStream & { destroyed?: boolean },
+  bytes: Buffer | string,
+  signal: AbortSignal,
+): Promise<boolean> {
   if (signal.aborted || stream.destroyed) return false;
   if (stream.write(bytes)) return true;
   await new Promise<void>((resolve) => {
@@ -109,7 +114,11 @@ export async function openMoonmqClient(flags: ConnectionFlagValues, what: string
 }
 
 /** withClient on MoonMQ's protocol only (see openMoonmqClient). */
-export async function withMoonmqClient<T>(flags: ConnectionFlagValues, what: string, fn: (client: Client) => Promise<T>): Promise<T> {
+export async function withMoonmqClient<T>(
+  flags: ConnectionFlagValues,
+  what: string,
+  fn: (client: Client) => Promise<T>,
+): Promise<T> {
   const client = await openMoonmqClient(flags, what);
   try {
     return await fn(client);

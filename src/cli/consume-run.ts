@@ -55,7 +55,9 @@ interface GroupChoice {
 
 export function chooseGroup(flags: ConsumeFlags): GroupChoice {
   if (flags.partition !== undefined && flags.group !== undefined) {
-    throw new UsageError('-p/--partition reads outside any group (as kcat -p does): drop --group, or drop -p to read as the group');
+    throw new UsageError(
+      '-p/--partition reads outside any group (as kcat -p does): drop --group, or drop -p to read as the group',
+    );
   }
   const position = flags.from === 'committed' ? undefined : parsePosition(flags.from);
   const ephemeral = flags.group === undefined && (position !== undefined || flags.partition !== undefined);
@@ -101,8 +103,14 @@ function emitter(flags: ConsumeFlags, io: ConsumeIo): Emit {
   };
 }
 
-async function prepare(client: Client, topics: readonly string[], flags: ConsumeFlags, choice: GroupChoice): Promise<void> {
-  for (const topic of topics) await client.describeTopic(topic).catch((e: unknown) => Promise.reject(withTopicHint(e, topic)));
+async function prepare(
+  client: Client,
+  topics: readonly string[],
+  flags: ConsumeFlags,
+  choice: GroupChoice,
+): Promise<void> {
+  for (const topic of topics)
+    await client.describeTopic(topic).catch((e: unknown) => Promise.reject(withTopicHint(e, topic)));
   const open = (): Promise<Client> => openClient(flags);
   const position = choice.position;
   if (position !== undefined) {
@@ -112,18 +120,36 @@ async function prepare(client: Client, topics: readonly string[], flags: Consume
     }
   }
   // A named group's reader is a member while it runs (pull mode: the member is bound to the fetching connection).
-  if (!choice.ephemeral && !flags.follow && client.kind === 'moonmq') await moonmqOnly(client, 'group membership').joinGroup(choice.group, topics);
+  if (!choice.ephemeral && !flags.follow && client.kind === 'moonmq')
+    await moonmqOnly(client, 'group membership').joinGroup(choice.group, topics);
 }
 
-const WHY = { count: 'got them all', end: 'reached the end', idle: 'idle timeout', interrupted: 'interrupted', 'stream-ended': 'stream ended', 'output-closed': '' } as const;
+const WHY = {
+  count: 'got them all',
+  end: 'reached the end',
+  idle: 'idle timeout',
+  interrupted: 'interrupted',
+  'stream-ended': 'stream ended',
+  'output-closed': '',
+} as const;
 
-function endLine(outcome: ConsumeOutcome, topics: readonly string[], group: string, wanted: number | undefined): string {
+function endLine(
+  outcome: ConsumeOutcome,
+  topics: readonly string[],
+  group: string,
+  wanted: number | undefined,
+): string {
   return `consumed ${outcome.count}${wanted === undefined ? '' : ` of ${wanted}`} records from ${topics.join(', ')} as group ${group}: ${WHY[outcome.cause]}`;
 }
 
 /** Runs the whole consume and returns its exit code. */
-export async function runConsume(topics: readonly string[], flags: ConsumeFlags, io: ConsumeIo): Promise<ExitCodeValue> {
-  if (flags.follow && topics.length > 1) throw new UsageError('--follow reads one topic; drop --follow to read several');
+export async function runConsume(
+  topics: readonly string[],
+  flags: ConsumeFlags,
+  io: ConsumeIo,
+): Promise<ExitCodeValue> {
+  if (flags.follow && topics.length > 1)
+    throw new UsageError('--follow reads one topic; drop --follow to read several');
   const choice = chooseGroup(flags);
   const client = await openClient(flags);
   try {
@@ -139,9 +165,12 @@ export async function runConsume(topics: readonly string[], flags: ConsumeFlags,
       timeoutMs: flags.timeout,
     };
     const spinner = await progress(topics);
-    const outcome = await (flags.follow ? consumePush : consumePull)(client, options, counted(emitter(flags, io), spinner, topics), io.signal).finally(
-      () => spinner?.stop(),
-    );
+    const outcome = await (flags.follow ? consumePush : consumePull)(
+      client,
+      options,
+      counted(emitter(flags, io), spinner, topics),
+      io.signal,
+    ).finally(() => spinner?.stop());
     if (outcome.cause === 'output-closed') return ExitCode.OK;
     const wanted = flags['max-records'];
     io.diag(endLine(outcome, topics, choice.group, wanted));
@@ -151,7 +180,10 @@ export async function runConsume(topics: readonly string[], flags: ConsumeFlags,
     }
     return outcome.cause === 'interrupted' ? ExitCode.INTERRUPTED : ExitCode.OK;
   } finally {
-    if (!choice.ephemeral && !flags.follow && client.kind === 'moonmq') await moonmqOnly(client, 'group membership').leaveGroup().catch(() => {});
+    if (!choice.ephemeral && !flags.follow && client.kind === 'moonmq')
+      await moonmqOnly(client, 'group membership')
+        .leaveGroup()
+        .catch(() => {});
     if (choice.ephemeral) await client.deleteGroup(choice.group).catch(() => {});
     await client.close();
   }

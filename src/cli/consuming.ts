@@ -51,11 +51,18 @@ function wanted(o: ConsumeLoopOptions, r: FetchedRecord): boolean {
 
 /** Commits each (topic, partition) back to the offset given, so those records are read again. */
 async function commitBack(client: Client, back: Map<string, Map<number, bigint>>): Promise<void> {
-  for (const [topic, byPartition] of back) for (const [partition, offset] of byPartition) await client.commit(topic, partition, offset);
+  for (const [topic, byPartition] of back)
+    for (const [partition, offset] of byPartition) await client.commit(topic, partition, offset);
 }
 
 /** One FETCH's records written out; what did not get written (past the count, output gone) is returned. */
-async function writeOut(records: readonly FetchedRecord[], o: ConsumeLoopOptions, emit: Emit, window: OutputWindow, count: { n: number }) {
+async function writeOut(
+  records: readonly FetchedRecord[],
+  o: ConsumeLoopOptions,
+  emit: Emit,
+  window: OutputWindow,
+  count: { n: number },
+) {
   const unwritten: FetchedRecord[] = [];
   let closed = false;
   for (const r of records) {
@@ -73,13 +80,19 @@ async function writeOut(records: readonly FetchedRecord[], o: ConsumeLoopOptions
   return { unwritten, closed };
 }
 
-export async function consumePull(client: Client, o: ConsumeLoopOptions, emit: Emit, signal: AbortSignal): Promise<ConsumeOutcome> {
+export async function consumePull(
+  client: Client,
+  o: ConsumeLoopOptions,
+  emit: Emit,
+  signal: AbortSignal,
+): Promise<ConsumeOutcome> {
   const ends = o.exitAtEnd ? await endOffsets(client, o, o.isolation === 'read_committed') : undefined;
   const window = new OutputWindow();
   const count = { n: 0 };
   let lastRecordAt = performance.now();
   for (let poll = 0; ; poll++) {
-    if (signal.aborted) return { count: count.n, cause: signal.reason === 'stdout-closed' ? 'output-closed' : 'interrupted' };
+    if (signal.aborted)
+      return { count: count.n, cause: signal.reason === 'stdout-closed' ? 'output-closed' : 'interrupted' };
     const want = o.maxRecords === undefined ? FETCH_CHUNK : Math.min(o.maxRecords - count.n, FETCH_CHUNK);
     // A FETCH reads every topic the connection has fetched so far; the first pass names each topic once.
     const { records } = await client.fetch(o.topics[poll % o.topics.length]!, o.group, {
@@ -142,7 +155,12 @@ async function allAtEnd(client: Client, group: string, ends: Ends): Promise<bool
 }
 
 /** SUBSCRIBE push: the broker streams records as they land; stops at the count, the idle timeout or a signal. */
-export async function consumePush(client: Client, o: ConsumeLoopOptions, emit: Emit, signal: AbortSignal): Promise<ConsumeOutcome> {
+export async function consumePush(
+  client: Client,
+  o: ConsumeLoopOptions,
+  emit: Emit,
+  signal: AbortSignal,
+): Promise<ConsumeOutcome> {
   const sub = client.subscribe(o.topics[0]!, o.group, { isolation: o.isolation });
   const it = sub[Symbol.asyncIterator]();
   let count = 0;

@@ -19,7 +19,11 @@ export function jsonlFlag(description: string) {
 /** --key-encoding and --value-encoding: how key, value and header bytes are shown as text. */
 export function byteEncodingFlags(scope: string) {
   return {
-    'key-encoding': Flags.string({ description: `Key bytes as text (${scope}).`, options: [...byteEncodings], default: 'utf8' }),
+    'key-encoding': Flags.string({
+      description: `Key bytes as text (${scope}).`,
+      options: [...byteEncodings],
+      default: 'utf8',
+    }),
     'value-encoding': Flags.string({
       description: `Value and header bytes as text (${scope}).`,
       options: [...byteEncodings],

@@ -100,7 +100,11 @@ export function oneLineMessage(err: unknown): string {
 /** A missing topic (ERR 5) says how to make it; any other error is returned as it is. */
 export function withTopicHint(err: unknown, topic: string): unknown {
   if (!(err instanceof BrokerError) || err.errorCode !== ErrorCode.TOPIC_MISSING) return err;
-  const hinted = new BrokerError(err.errorCode, err.errorName, `${err.message.replace(/^[^:]*: /, '')}; create it with \`crater topic create ${topic}\``);
+  const hinted = new BrokerError(
+    err.errorCode,
+    err.errorName,
+    `${err.message.replace(/^[^:]*: /, '')}; create it with \`crater topic create ${topic}\``,
+  );
   hinted.cause = err;
   return hinted;
 }

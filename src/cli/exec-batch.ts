@@ -34,7 +34,10 @@ export interface ExecResult<T> {
 
 /** A non-zero exit: the batch is retried, then dead-lettered with this message as the reason. */
 export class ExecFailedError extends Error {
-  constructor(readonly exitCode: number | null, readonly signal: NodeJS.Signals | null) {
+  constructor(
+    readonly exitCode: number | null,
+    readonly signal: NodeJS.Signals | null,
+  ) {
     super(signal ? `command killed by ${signal}` : `command exited with code ${exitCode}`);
   }
 }
@@ -53,13 +56,20 @@ function bigJson(n: bigint): string {
 export function envelopeLine(item: BatchItem<unknown>, encoding: EnvelopeEncoding, withHeaders: boolean): string {
   const t = item.transport;
   const key = t.key.length === 0 ? 'null' : bytesJson(t.key, encoding);
-  const headers = withHeaders ? `[${t.headers.map((h) => `{"name":${JSON.stringify(h.name)},"value":${bytesJson(h.value, encoding)}}`).join(',')}]` : 'null';
+  const headers = withHeaders
+    ? `[${t.headers.map((h) => `{"name":${JSON.stringify(h.name)},"value":${bytesJson(h.value, encoding)}}`).join(',')}]`
+    : 'null';
   return `{"topic":${JSON.stringify(t.topic)},"partition":${t.partition},"offset":${bigJson(t.offset)},"timestamp":${bigJson(t.timestamp)},"key":${key},"value":${bytesJson(t.value, encoding)},"headers":${headers}}\n`;
 }
 
 const OUTCOMES = new Set(['ok', 'retry', 'dead-letter']);
 
-function parseLine<T>(line: string, index: () => Map<string, BatchItem<T>>, single: string | undefined, out: ExecResult<T>): boolean {
+function parseLine<T>(
+  line: string,
+  index: () => Map<string, BatchItem<T>>,
+  single: string | undefined,
+  out: ExecResult<T>,
+): boolean {
   if (!line.startsWith('{')) return false;
   let doc: Record<string, unknown>;
   try {
@@ -86,7 +96,12 @@ function parseLine<T>(line: string, index: () => Map<string, BatchItem<T>>, sing
 }
 
 /** Writes the envelope lines in chunks, so CMD starts reading while the rest is built; honours backpressure. */
-async function feed(stdin: NodeJS.WritableStream & { destroyed: boolean }, items: readonly BatchItem<unknown>[], encoding: EnvelopeEncoding, withHeaders: boolean): Promise<void> {
+async function feed(
+  stdin: NodeJS.WritableStream & { destroyed: boolean },
+  items: readonly BatchItem<unknown>[],
+  encoding: EnvelopeEncoding,
+  withHeaders: boolean,
+): Promise<void> {
   const CHUNK = 512;
   for (let i = 0; i < items.length && !stdin.destroyed; i += CHUNK) {
     let text = '';
@@ -107,7 +122,12 @@ async function feed(stdin: NodeJS.WritableStream & { destroyed: boolean }, items
 }
 
 /** Runs CMD on `items`; resolves with what it asked for, rejects with ExecFailedError on a non-zero exit. */
-export async function execBatch<T>(spec: ExecSpec, items: readonly BatchItem<T>[], topics: readonly string[], withHeaders: boolean): Promise<ExecResult<T>> {
+export async function execBatch<T>(
+  spec: ExecSpec,
+  items: readonly BatchItem<T>[],
+  topics: readonly string[],
+  withHeaders: boolean,
+): Promise<ExecResult<T>> {
   let built: Map<string, BatchItem<T>> | undefined;
   // Built on the first outcome line only: most batches have none.
   const index = (): Map<string, BatchItem<T>> => {
@@ -117,7 +137,11 @@ export async function execBatch<T>(spec: ExecSpec, items: readonly BatchItem<T>[
     return built;
   };
   const single = topics.length === 1 ? topics[0] : undefined;
-  const child = spawn('/bin/sh', ['-c', spec.command], { env: spec.env, stdio: ['pipe', 'pipe', 'inherit'], detached: true });
+  const child = spawn('/bin/sh', ['-c', spec.command], {
+    env: spec.env,
+    stdio: ['pipe', 'pipe', 'inherit'],
+    detached: true,
+  });
   const out: ExecResult<T> = { outcomes: [], produce: [] };
   let parseError: Error | undefined;
   let written: Promise<unknown> | undefined;

@@ -62,7 +62,8 @@ export function parseRate(input: string): number {
 export function parseBreaker(input: string): { failureThreshold: number; samplingWindowMs: number } {
   const m = /^(\d+)\/(.+)$/.exec(input.trim());
   const failureThreshold = m ? Number(m[1]) : NaN;
-  if (!m || !(failureThreshold >= 1)) throw new UsageError(`invalid --breaker "${input}": expected FAILURES/WINDOW, e.g. 5/30s`);
+  if (!m || !(failureThreshold >= 1))
+    throw new UsageError(`invalid --breaker "${input}": expected FAILURES/WINDOW, e.g. 5/30s`);
   return { failureThreshold, samplingWindowMs: parseTimeoutMs(m[2]!) };
 }
 
@@ -70,7 +71,8 @@ export function parseBreaker(input: string): { failureThreshold: number; samplin
 export function parseBackoff(input: string): Backoff {
   const parts = input.split(':');
   if (parts.length === 1) return { type: 'fixed', delayMs: parseTimeoutMs(parts[0]!) };
-  if (parts.length !== 2) throw new UsageError(`invalid --backoff "${input}": expected DELAY or MIN:MAX, e.g. 200ms:5s`);
+  if (parts.length !== 2)
+    throw new UsageError(`invalid --backoff "${input}": expected DELAY or MIN:MAX, e.g. 200ms:5s`);
   const [initialMs, maxMs] = [parseTimeoutMs(parts[0]!), parseTimeoutMs(parts[1]!)];
   if (maxMs < initialMs) throw new UsageError(`invalid --backoff "${input}": MAX is below MIN`);
   return { type: 'exponential', initialMs, maxMs, jitter: true };
@@ -94,13 +96,18 @@ export function parseFilter(input: string): (item: BatchItem<Buffer>) => boolean
   const header = field.startsWith('header.') ? field.slice('header.'.length) : undefined;
   return (item) => {
     const t = item.transport;
-    const bytes = header !== undefined ? t.headers.find((h) => h.name === header)?.value : field === 'key' ? t.key : t.value;
+    const bytes =
+      header !== undefined ? t.headers.find((h) => h.name === header)?.value : field === 'key' ? t.key : t.value;
     const matched = bytes !== undefined && re.test(bytes.toString('utf8'));
     return matched === keep;
   };
 }
 
-async function produceAll(client: Client, batchTxn: { sendBatch: Client['produceBatch'] } | undefined, produce: Array<{ topic: string; record: ProducerRecord }>): Promise<void> {
+async function produceAll(
+  client: Client,
+  batchTxn: { sendBatch: Client['produceBatch'] } | undefined,
+  produce: Array<{ topic: string; record: ProducerRecord }>,
+): Promise<void> {
   const byTopic = new Map<string, ProducerRecord[]>();
   for (const p of produce) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.record]);
   for (const [topic, records] of byTopic) {
@@ -114,7 +121,12 @@ export interface ExecHooks {
   diag(text: string): void;
 }
 
-export async function runExecConsume(client: Client, o: ExecConsumeOptions, signal: AbortSignal, hooks: ExecHooks): Promise<ExecSummary> {
+export async function runExecConsume(
+  client: Client,
+  o: ExecConsumeOptions,
+  signal: AbortSignal,
+  hooks: ExecHooks,
+): Promise<ExecSummary> {
   const started = performance.now();
   let produced = 0;
   let stoppedBy: ExecSummary['stoppedBy'] = 'idle';
@@ -149,7 +161,8 @@ export async function runExecConsume(client: Client, o: ExecConsumeOptions, sign
     if (s.records !== lastRecords || bc.inFlight > 0) [lastRecords, lastChange] = [s.records, now];
     else if (o.idleTimeoutMs !== undefined && now - lastChange >= o.idleTimeoutMs) void bc.stop();
     const rate = Math.round(s.processed / Math.max(0.001, (now - started) / 1000));
-    if (spinner) spinner.text = `${s.batches} batches · ${s.records} records (${rate}/s) · ${s.retries} retries · ${s.deadLettered} dead-lettered`;
+    if (spinner)
+      spinner.text = `${s.batches} batches · ${s.records} records (${rate}/s) · ${s.retries} retries · ${s.deadLettered} dead-lettered`;
   }, 100);
   spinner?.start();
   try {
@@ -158,7 +171,12 @@ export async function runExecConsume(client: Client, o: ExecConsumeOptions, sign
         command: o.command,
         encoding: o.encoding,
         passThrough: (line) => hooks.passThrough(line),
-        env: { ...baseEnv, CRATER_BATCH_SIZE: String(batch.count), CRATER_RETRY_ATTEMPT: String(batch.retryAttempt), CRATER_WORKER: String(batch.worker) },
+        env: {
+          ...baseEnv,
+          CRATER_BATCH_SIZE: String(batch.count),
+          CRATER_RETRY_ATTEMPT: String(batch.retryAttempt),
+          CRATER_WORKER: String(batch.worker),
+        },
       };
       const result = await execBatch(spec, batch.items, o.topics, withHeaders);
       await produceAll(client, batch.transaction, result.produce);

@@ -28,7 +28,8 @@ export function parseHostPort(input: string, defaultPort: number = DEFAULT_BROKE
     const brokers = parseKafkaBootstrap(text);
     return { ...parseBrokerAddress(brokers[0]!, defaultPort), kafka: formatKafkaBootstrap(brokers) };
   }
-  if (isIPv6(text)) throw new UsageError(`broker address '${input}': write IPv6 hosts in brackets, e.g. [::1]:${defaultPort}`);
+  if (isIPv6(text))
+    throw new UsageError(`broker address '${input}': write IPv6 hosts in brackets, e.g. [::1]:${defaultPort}`);
   return parseBrokerAddress(text, defaultPort);
 }
 
@@ -51,7 +52,8 @@ export function parseDuration(input: string, bareUnit: keyof typeof UNIT_MS = 'm
 /** A timeout in milliseconds: "500" and "500ms" are the same; "5s", "2m", "1h" are accepted. Must be at least 1 ms. */
 export function parseTimeoutMs(input: string): number {
   const ms = parseDuration(input);
-  if (ms === undefined) throw new UsageError(`invalid duration "${input}": expected milliseconds, or a number with ms, s, m, h or d`);
+  if (ms === undefined)
+    throw new UsageError(`invalid duration "${input}": expected milliseconds, or a number with ms, s, m, h or d`);
   if (ms < 1) throw new UsageError(`invalid duration "${input}": must be at least 1 ms`);
   return ms;
 }
@@ -78,7 +80,9 @@ export interface BrokerFlagOptions {
 export function brokerFlag(options: BrokerFlagOptions = {}) {
   return Flags.custom<HostPort>({
     char: 'b',
-    description: options.description ?? 'Broker address as host:port (IPv6 in brackets, e.g. [::1]:9092), or kafka://host:port[,host:port...] for an Apache Kafka cluster.',
+    description:
+      options.description ??
+      'Broker address as host:port (IPv6 in brackets, e.g. [::1]:9092), or kafka://host:port[,host:port...] for an Apache Kafka cluster.',
     env: 'CRATER_BROKER',
     helpValue: 'host:port',
     parse: async (input) => parseHostPort(input),
@@ -120,7 +124,8 @@ export function timeoutFlag(options: { defaultMs: number; description?: string }
 /** `--profile NAME` (env CRATER_PROFILE): the client-config profile whose settings fill unset CRATER_* variables. */
 export function profileFlag() {
   return Flags.string({
-    description: 'Client-config profile (CRATER_CLIENT_CONFIG or ~/.config/crater/config.json); flags and env win over it.',
+    description:
+      'Client-config profile (CRATER_CLIENT_CONFIG or ~/.config/crater/config.json); flags and env win over it.',
     env: 'CRATER_PROFILE',
     helpValue: 'NAME',
   });

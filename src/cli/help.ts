@@ -34,13 +34,18 @@ class CraterCommandHelp extends CommandHelp {
   /** oclif marks every argument of a command that takes extra ones as repeatable; only the last one is. */
   protected override args(args: Command.Arg.Any[]): [string, string | undefined][] | undefined {
     const rows = super.args(args);
-    return rows?.map(([name, description], i) => [i < rows.length - 1 ? name.replace(/\.\.\.(\]?)$/, '$1') : name, description]);
+    return rows?.map(([name, description], i) => [
+      i < rows.length - 1 ? name.replace(/\.\.\.(\]?)$/, '$1') : name,
+      description,
+    ]);
   }
 
   protected override examples(examples: Command.Example[] | string | undefined): string | undefined {
     if (examples === undefined) return undefined;
     const list = typeof examples === 'string' ? [examples] : examples;
-    return super.examples(list.map((e) => (typeof e === 'string' ? withDollar(e) : { ...e, command: withDollar(e.command) })));
+    return super.examples(
+      list.map((e) => (typeof e === 'string' ? withDollar(e) : { ...e, command: withDollar(e.command) })),
+    );
   }
 }
 

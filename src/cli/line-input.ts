@@ -85,7 +85,8 @@ export function parseDelimiter(text: string): Buffer {
     else if (next === 'x' && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 1, i + 3))) {
       bytes.push(Number.parseInt(text.slice(i + 1, i + 3), 16));
       i += 2;
-    } else throw new UsageError(`delimiter "${text}": unknown escape \\${next ?? ''} (use \\n \\t \\r \\0 \\\\ or \\xHH)`);
+    } else
+      throw new UsageError(`delimiter "${text}": unknown escape \\${next ?? ''} (use \\n \\t \\r \\0 \\\\ or \\xHH)`);
   }
   if (bytes.length === 0) throw new UsageError('the record delimiter must not be empty');
   return Buffer.from(bytes);

@@ -28,8 +28,14 @@ export class OutputWindow {
   /** Records that `record` (of `bytes` bytes) was handed to stdout. */
   wrote(record: FetchedRecord, bytes: number): void {
     this.#bytes += bytes;
-    this.#written.push({ topic: record.topic, partition: record.partition, offset: record.offset, endByte: this.#bytes });
-    while (this.#written.length > 0 && this.#bytes - this.#written[0]!.endByte >= this.windowBytes) this.#written.shift();
+    this.#written.push({
+      topic: record.topic,
+      partition: record.partition,
+      offset: record.offset,
+      endByte: this.#bytes,
+    });
+    while (this.#written.length > 0 && this.#bytes - this.#written[0]!.endByte >= this.windowBytes)
+      this.#written.shift();
   }
 
   /**

@@ -37,7 +37,9 @@ export function parsePosition(text: string): Position {
   if (/^\d+$/.test(text)) return { kind: 'offset', offset: BigInt(text) };
   if (/^-\d+$/.test(text) && Number(text) < 0) return { kind: 'last', count: Number(text.slice(1)) };
   if (/^@\d+$/.test(text)) return { kind: 'timestamp', timestampMs: BigInt(text.slice(1)) };
-  throw new UsageError(`position "${text}": expected beginning, end, OFFSET, -N (last N per partition) or @TIMESTAMP_MS`);
+  throw new UsageError(
+    `position "${text}": expected beginning, end, OFFSET, -N (last N per partition) or @TIMESTAMP_MS`,
+  );
 }
 
 export type Targets = Map<number, bigint>;
@@ -62,18 +64,23 @@ export async function resolveTargets(
   const targets: Targets = new Map();
   if (position.kind === 'last') {
     const tails = await lastOffsets(open, topic, position.count);
-    for (const p of bounds.partitions) if (chosen(partitions, p.partition)) targets.set(p.partition, tails.get(p.partition) ?? p.earliest);
+    for (const p of bounds.partitions)
+      if (chosen(partitions, p.partition)) targets.set(p.partition, tails.get(p.partition) ?? p.earliest);
     return targets;
   }
   if (position.kind === 'timestamp') {
     const { forTimes } = await client.listOffsets(topic, { timestampMs: position.timestampMs });
-    if (forTimes === undefined) throw new UsageError(`${client.address} does not answer LIST_OFFSETS in timestamp mode`);
+    if (forTimes === undefined)
+      throw new UsageError(`${client.address} does not answer LIST_OFFSETS in timestamp mode`);
     for (const t of forTimes) if (chosen(partitions, t.partition)) targets.set(t.partition, t.offset);
     return targets;
   }
   for (const p of bounds.partitions) {
     if (!chosen(partitions, p.partition)) continue;
-    targets.set(p.partition, position.kind === 'earliest' ? p.earliest : position.kind === 'latest' ? p.latest : position.offset);
+    targets.set(
+      p.partition,
+      position.kind === 'earliest' ? p.earliest : position.kind === 'latest' ? p.latest : position.offset,
+    );
   }
   return targets;
 }
@@ -109,7 +116,13 @@ async function lastOffsets(open: () => Promise<Client>, topic: string, n: number
 }
 
 /** Commits `targets` as `group`'s next offsets on `topic`, through a side connection (see the file comment). */
-export async function commitTargets(open: () => Promise<Client>, topic: string, group: string, targets: Targets, timeoutMs: number): Promise<void> {
+export async function commitTargets(
+  open: () => Promise<Client>,
+  topic: string,
+  group: string,
+  targets: Targets,
+  timeoutMs: number,
+): Promise<void> {
   if (targets.size === 0) return;
   const side = await open();
   try {

@@ -60,7 +60,8 @@ export function checkProduceFlags(flags: ProduceFlags): void {
   if (jsonl && (flags.delimiter !== undefined || flags['file-per-record'])) {
     throw new UsageError('--input jsonl reads one envelope per line; drop -D and --file-per-record');
   }
-  if (flags['file-per-record'] && flags.delimiter !== undefined) throw new UsageError('--file-per-record and -D exclude each other');
+  if (flags['file-per-record'] && flags.delimiter !== undefined)
+    throw new UsageError('--file-per-record and -D exclude each other');
   if (flags['key-delimiter'] === '') throw new UsageError('--key-delimiter must not be empty');
 }
 
@@ -82,7 +83,7 @@ function inputRecords(files: readonly string[], flags: ProduceFlags) {
 function requireCraterFor(client: Backend, flags: ProduceFlags, idempotent: boolean): void {
   if (client.kind !== 'moonmq') return;
   if (flags.partition !== undefined && idempotent) {
-    throw new UsageError('-p/--partition cannot be combined with --idempotent or --producer-name on MoonMQ\'s protocol');
+    throw new UsageError("-p/--partition cannot be combined with --idempotent or --producer-name on MoonMQ's protocol");
   }
   if (client.isCrater) return;
   const who = `${client.address} is ${client.serverName ?? 'a broker that did not identify itself'}, nothing was sent`;
@@ -91,7 +92,13 @@ function requireCraterFor(client: Backend, flags: ProduceFlags, idempotent: bool
 }
 
 /** Reports each delivery: failures on stderr, reports on stdout until its reader goes, progress on the spinner. */
-function reporter(io: ProduceIo, spinner: Spinner, topic: string, started: number, stats: () => ProduceRunner['stats']) {
+function reporter(
+  io: ProduceIo,
+  spinner: Spinner,
+  topic: string,
+  started: number,
+  stats: () => ProduceRunner['stats'],
+) {
   let reportsStopped = false;
   let written = 0;
   return async (d: Delivery): Promise<void> => {
@@ -114,7 +121,11 @@ function reporter(io: ProduceIo, spinner: Spinner, topic: string, started: numbe
 }
 
 /** Feeds records to the runner until the input ends or Ctrl-C; a closed stdout does not stop it. */
-async function feed(records: AsyncIterable<Parameters<ProduceRunner['add']>[0]>, runner: ProduceRunner, signal: AbortSignal): Promise<boolean> {
+async function feed(
+  records: AsyncIterable<Parameters<ProduceRunner['add']>[0]>,
+  runner: ProduceRunner,
+  signal: AbortSignal,
+): Promise<boolean> {
   const interrupted = new Promise<'interrupted'>((resolve) => {
     const check = (): void => {
       if (signal.reason === 'interrupt') resolve('interrupted');
@@ -140,7 +151,12 @@ async function feed(records: AsyncIterable<Parameters<ProduceRunner['add']>[0]>,
 }
 
 /** Runs the whole produce and returns the exit code it ends with. */
-export async function runProduce(topic: string, files: readonly string[], flags: ProduceFlags, io: ProduceIo): Promise<ExitCodeValue> {
+export async function runProduce(
+  topic: string,
+  files: readonly string[],
+  flags: ProduceFlags,
+  io: ProduceIo,
+): Promise<ExitCodeValue> {
   checkProduceFlags(flags);
   const idempotent = flags.idempotent || flags['producer-name'] !== undefined;
   const maxFrameBytes = flags['max-frame-size'];
@@ -155,9 +171,18 @@ export async function runProduce(topic: string, files: readonly string[], flags:
   const codec = flags.codec as BackendCodec;
   const partition = flags.partition;
   const producer = idempotent
-    ? IdempotentProduce.open(client, { producerName: flags['producer-name'], codec, partition, timeoutMs: flags.timeout, maxFrameBytes, tuning })
+    ? IdempotentProduce.open(client, {
+        producerName: flags['producer-name'],
+        codec,
+        partition,
+        timeoutMs: flags.timeout,
+        maxFrameBytes,
+        tuning,
+      })
     : undefined;
-  const sender = producer?.producer ?? client.producer({ ...tuning, codec, ...(partition !== undefined && { partition }), maxFrameBytes });
+  const sender =
+    producer?.producer ??
+    client.producer({ ...tuning, codec, ...(partition !== undefined && { partition }), maxFrameBytes });
   const spinner = await createSpinner(`producing to ${topic}`);
   const started = performance.now();
   try {

@@ -35,7 +35,8 @@ interface Entry {
 /** Bytes a record of this size holds in the producer's buffer, near enough to decide whether to read on. */
 function charge(p: PendingRecord): number {
   const r = p.record!;
-  const len = (v: Buffer | string | undefined): number => (v === undefined ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length);
+  const len = (v: Buffer | string | undefined): number =>
+    v === undefined ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length;
   return 8 + len(r.key) + len(r.value) + 256;
 }
 

@@ -10,7 +10,15 @@ import { UsageError } from '../errors.js';
 import { parseTimeoutMs } from './flags.js';
 
 const SIZE = /^(\d+)\s*(b|k|kb|kib|m|mb|mib)?$/i;
-const SIZE_UNIT: Record<string, number> = { b: 1, k: 1_024, kb: 1_000, kib: 1_024, m: 1_048_576, mb: 1_000_000, mib: 1_048_576 };
+const SIZE_UNIT: Record<string, number> = {
+  b: 1,
+  k: 1_024,
+  kb: 1_000,
+  kib: 1_024,
+  m: 1_048_576,
+  mb: 1_000_000,
+  mib: 1_048_576,
+};
 
 /** "65536", "64KiB" / "64k" (×1,024), "64kB" (×1,000), "32MiB" / "32m", "32MB". */
 export function parseByteSize(input: string): number {
@@ -34,10 +42,21 @@ export function producerTuningFlags() {
     linger: Flags.custom<number>({ parse: async (input) => parseLingerMs(input), helpValue: 'TIME' })({
       description: 'How long a batch waits for more records (ms, or with s / m; 0: next tick). [default: 5ms]',
     }),
-    'batch-bytes': size({ description: 'Send a batch once its frame reaches this size (KiB / MiB accepted). [default: --max-frame-size]' }),
-    'buffer-bytes': size({ description: 'Bytes of records waiting in the client; reading input pauses when full. [default: 32MiB]' }),
-    'max-in-flight': Flags.integer({ description: 'Requests outstanding at once (an idempotent producer: one per topic). [default: 5]', min: 1, max: 1_024 }),
-    'delivery-timeout': duration({ description: 'Budget per record from read to outcome: linger, requests, retries; at least linger + --timeout. [default: 120s]' }),
+    'batch-bytes': size({
+      description: 'Send a batch once its frame reaches this size (KiB / MiB accepted). [default: --max-frame-size]',
+    }),
+    'buffer-bytes': size({
+      description: 'Bytes of records waiting in the client; reading input pauses when full. [default: 32MiB]',
+    }),
+    'max-in-flight': Flags.integer({
+      description: 'Requests outstanding at once (an idempotent producer: one per topic). [default: 5]',
+      min: 1,
+      max: 1_024,
+    }),
+    'delivery-timeout': duration({
+      description:
+        'Budget per record from read to outcome: linger, requests, retries; at least linger + --timeout. [default: 120s]',
+    }),
     stats: Flags.boolean({ description: "Print the producer's metrics (Kafka's names) on stderr at the end." }),
   };
 }
@@ -57,8 +76,14 @@ export interface TuningFlags {
  * connects: a refused combination is a usage error that opened no socket. An idempotent producer caps --batch at
  * 1,024, its protocol limit.
  */
-export function tuningOptions(flags: TuningFlags, producer: { idempotent: boolean; maxFrameBytes: number }): AccumulatorOptions {
-  const batch = producer.idempotent && flags.batch !== undefined ? Math.min(flags.batch, Limits.idempotentBatchRecords) : flags.batch;
+export function tuningOptions(
+  flags: TuningFlags,
+  producer: { idempotent: boolean; maxFrameBytes: number },
+): AccumulatorOptions {
+  const batch =
+    producer.idempotent && flags.batch !== undefined
+      ? Math.min(flags.batch, Limits.idempotentBatchRecords)
+      : flags.batch;
   const options: AccumulatorOptions = {
     lingerMs: flags.linger,
     batchBytes: flags['batch-bytes'],

@@ -42,10 +42,18 @@ export interface LineOptions {
 }
 
 /** Empty lines are skipped in both modes unless keepEmpty (an empty value is sent with --input jsonl and {"utf8":""}). */
-export async function* recordsFromLines(lines: AsyncIterable<InputLine>, options: LineOptions): AsyncGenerator<PendingRecord> {
+export async function* recordsFromLines(
+  lines: AsyncIterable<InputLine>,
+  options: LineOptions,
+): AsyncGenerator<PendingRecord> {
   let index = 0;
   for await (const line of lines) {
-    if (options.input === 'jsonl' ? line.bytes.toString('utf8').trim() === '' : line.bytes.length === 0 && !options.keepEmpty) continue;
+    if (
+      options.input === 'jsonl'
+        ? line.bytes.toString('utf8').trim() === ''
+        : line.bytes.length === 0 && !options.keepEmpty
+    )
+      continue;
     const base = { index: index++, source: line.source, lineNo: line.lineNo };
     if (options.input === 'jsonl') {
       try {
@@ -56,8 +64,13 @@ export async function* recordsFromLines(lines: AsyncIterable<InputLine>, options
       }
       continue;
     }
-    const { key, value } = options.keyDelimiter ? splitKey(line.bytes, options.keyDelimiter) : { key: options.key, value: line.bytes };
-    yield { ...base, record: { key: key !== undefined && key.length > 0 ? key : undefined, value, headers: options.headers } };
+    const { key, value } = options.keyDelimiter
+      ? splitKey(line.bytes, options.keyDelimiter)
+      : { key: options.key, value: line.bytes };
+    yield {
+      ...base,
+      record: { key: key !== undefined && key.length > 0 ? key : undefined, value, headers: options.headers },
+    };
   }
 }
 

@@ -53,16 +53,23 @@ export function clientConfigPath(env: NodeJS.ProcessEnv = process.env): { file: 
 }
 
 function checkProfile(name: string, value: unknown, file: string): Profile {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${file}: profile "${name}" must be an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`${file}: profile "${name}" must be an object`);
   for (const [key, v] of Object.entries(value)) {
-    if (!(key in PROFILE_ENV)) throw new UsageError(`${file}: profile "${name}" has an unknown field "${key}" (known: ${Object.keys(PROFILE_ENV).join(', ')})`);
-    if (typeof v !== 'string' && !(key === 'timeout' && typeof v === 'number')) throw new UsageError(`${file}: profile "${name}".${key} must be a string`);
+    if (!(key in PROFILE_ENV))
+      throw new UsageError(
+        `${file}: profile "${name}" has an unknown field "${key}" (known: ${Object.keys(PROFILE_ENV).join(', ')})`,
+      );
+    if (typeof v !== 'string' && !(key === 'timeout' && typeof v === 'number'))
+      throw new UsageError(`${file}: profile "${name}".${key} must be a string`);
   }
   return value;
 }
 
 /** Reads and checks the file; undefined when it does not exist and nobody named it. */
-export function readClientConfig(env: NodeJS.ProcessEnv = process.env): { file: string; config: ClientConfig } | undefined {
+export function readClientConfig(
+  env: NodeJS.ProcessEnv = process.env,
+): { file: string; config: ClientConfig } | undefined {
   const { file, explicit } = clientConfigPath(env);
   let text: string;
   try {
@@ -81,8 +88,11 @@ export function readClientConfig(env: NodeJS.ProcessEnv = process.env): { file: 
   if (typeof doc !== 'object' || doc === null || typeof doc.profiles !== 'object' || doc.profiles === null) {
     throw new UsageError(`${file}: expected {"profiles": {NAME: {broker, username, password, timeout}}}`);
   }
-  if (doc.defaultProfile !== undefined && typeof doc.defaultProfile !== 'string') throw new UsageError(`${file}: defaultProfile must be a string`);
-  const profiles = Object.fromEntries(Object.entries(doc.profiles).map(([name, p]) => [name, checkProfile(name, p, file)]));
+  if (doc.defaultProfile !== undefined && typeof doc.defaultProfile !== 'string')
+    throw new UsageError(`${file}: defaultProfile must be a string`);
+  const profiles = Object.fromEntries(
+    Object.entries(doc.profiles).map(([name, p]) => [name, checkProfile(name, p, file)]),
+  );
   return { file, config: { defaultProfile: doc.defaultProfile, profiles } };
 }
 
@@ -105,7 +115,10 @@ export function applyProfile(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const named = profileNameFrom(argv, env);
   const loaded = readClientConfig(env);
   if (!loaded) {
-    if (named !== undefined) throw new UsageError(`profile "${named}" asked for, but there is no client config at ${clientConfigPath(env).file}`);
+    if (named !== undefined)
+      throw new UsageError(
+        `profile "${named}" asked for, but there is no client config at ${clientConfigPath(env).file}`,
+      );
     return undefined;
   }
   const name = named ?? loaded.config.defaultProfile;
@@ -113,7 +126,9 @@ export function applyProfile(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const profile = loaded.config.profiles[name];
   if (!profile) {
     const known = Object.keys(loaded.config.profiles);
-    throw new UsageError(`no profile "${name}" in ${loaded.file}${known.length > 0 ? ` (profiles: ${known.join(', ')})` : ''}`);
+    throw new UsageError(
+      `no profile "${name}" in ${loaded.file}${known.length > 0 ? ` (profiles: ${known.join(', ')})` : ''}`,
+    );
   }
   for (const [field, variable] of Object.entries(PROFILE_ENV) as Array<[keyof Profile, string]>) {
     const value = profile[field];

@@ -35,24 +35,41 @@ export interface ResetRequest {
 }
 
 /** The group's committed offsets on `topic` and its member count; an unknown group has neither. */
-async function groupState(client: Client, group: string, topic: string): Promise<{ members: number; committed: Map<number, bigint> }> {
+async function groupState(
+  client: Client,
+  group: string,
+  topic: string,
+): Promise<{ members: number; committed: Map<number, bigint> }> {
   try {
     const d = await client.describeGroup(group);
-    return { members: d.members.length, committed: new Map(d.offsets.filter((o) => o.topic === topic).map((o) => [o.partition, o.offset])) };
+    return {
+      members: d.members.length,
+      committed: new Map(d.offsets.filter((o) => o.topic === topic).map((o) => [o.partition, o.offset])),
+    };
   } catch (error) {
-    if (error instanceof BrokerError && error.errorCode === ErrorCode.GROUP_MISSING) return { members: 0, committed: new Map() };
+    if (error instanceof BrokerError && error.errorCode === ErrorCode.GROUP_MISSING)
+      return { members: 0, committed: new Map() };
     throw error;
   }
 }
 
-export async function resetOffsets(client: Client, open: () => Promise<Client>, request: ResetRequest): Promise<ResetReport> {
+export async function resetOffsets(
+  client: Client,
+  open: () => Promise<Client>,
+  request: ResetRequest,
+): Promise<ResetReport> {
   const { group, topic } = request;
   const before = await groupState(client, group, topic);
   if (before.members > 0) {
-    throw new CommandFailure(ExitCode.FAILURE, `group ${group} has ${before.members} live member(s); stop them first (a member would overwrite the reset with its next commit)`);
+    throw new CommandFailure(
+      ExitCode.FAILURE,
+      `group ${group} has ${before.members} live member(s); stop them first (a member would overwrite the reset with its next commit)`,
+    );
   }
   const targets = await resolveTargets(client, open, topic, request.position, request.partitions);
-  const partitions = [...targets].sort(([a], [b]) => a - b).map(([partition, target]) => ({ partition, current: before.committed.get(partition) ?? null, target }));
+  const partitions = [...targets]
+    .sort(([a], [b]) => a - b)
+    .map(([partition, target]) => ({ partition, current: before.committed.get(partition) ?? null, target }));
   if (request.execute) await commitTargets(open, topic, group, targets, request.timeoutMs);
   return { group, topic, executed: request.execute, partitions };
 }

@@ -39,7 +39,9 @@ export function runExec(command: string, input: string): Promise<ShareAckName> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'] });
     child.once('error', reject);
-    child.once('close', (code) => resolve(code === 0 ? 'accept' : code === SHARE_EXEC_REJECT_CODE ? 'reject' : 'release'));
+    child.once('close', (code) =>
+      resolve(code === 0 ? 'accept' : code === SHARE_EXEC_REJECT_CODE ? 'reject' : 'release'),
+    );
     child.stdin.on('error', () => undefined);
     child.stdin.end(input);
   });
@@ -51,7 +53,12 @@ export async function shareConsume(
   emit: (r: ShareConsumerRecord) => Promise<boolean>,
   signal: AbortSignal,
 ): Promise<ShareConsumeOutcome> {
-  const consumer = await client.shareConsumer({ group: options.group, topics: [options.topic], ackMode: 'explicit', maxWaitMs: 200 });
+  const consumer = await client.shareConsumer({
+    group: options.group,
+    topics: [options.topic],
+    ackMode: 'explicit',
+    maxWaitMs: 200,
+  });
   const outcome: ShareConsumeOutcome = { count: 0, accepted: 0, released: 0, rejected: 0, cause: 'interrupted' };
   let lastRecordAt = Date.now();
   try {
@@ -90,7 +97,11 @@ async function decide(
   signal: AbortSignal,
 ): Promise<void> {
   const note = (r: ShareConsumerRecord, d: ShareAckName): void => {
-    consumer.acknowledge(r, d, d === 'reject' ? { reason: options.exec ? `exec exited ${SHARE_EXEC_REJECT_CODE}` : 'rejected by --ack' } : {});
+    consumer.acknowledge(
+      r,
+      d,
+      d === 'reject' ? { reason: options.exec ? `exec exited ${SHARE_EXEC_REJECT_CODE}` : 'rejected by --ack' } : {},
+    );
     outcome.count++;
     if (d === 'accept') outcome.accepted++;
     else if (d === 'release') outcome.released++;

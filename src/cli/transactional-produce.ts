@@ -12,7 +12,12 @@ import type { PendingRecord, ProduceRunner } from './producing.js';
 
 export type TransactionEnd =
   | { committed: true }
-  | { committed: false; reason: 'SIGINT' | 'SIGTERM' | 'failure'; error?: Error | undefined; abortError?: Error | undefined };
+  | {
+      committed: false;
+      reason: 'SIGINT' | 'SIGTERM' | 'failure';
+      error?: Error | undefined;
+      abortError?: Error | undefined;
+    };
 
 export interface IdempotentProduceOptions {
   /** Absent: an ephemeral idempotent producer; a name: the durable producer NAME (needed for transactions). */
@@ -47,7 +52,11 @@ export class IdempotentProduce {
    * Begins the transaction, feeds every record to `runner` and commits at the end of input; aborts instead on
    * `signal` (SIGINT), SIGTERM or the first failed record. Never throws for those: the end says what happened.
    */
-  async runTransaction(records: AsyncIterable<PendingRecord>, runner: ProduceRunner, signal: AbortSignal): Promise<TransactionEnd> {
+  async runTransaction(
+    records: AsyncIterable<PendingRecord>,
+    runner: ProduceRunner,
+    signal: AbortSignal,
+  ): Promise<TransactionEnd> {
     await this.producer.beginTransaction();
     const stop = new AbortController();
     const onTerm = (): void => stop.abort('SIGTERM');
@@ -57,7 +66,9 @@ export class IdempotentProduce {
     };
     process.once('SIGTERM', onTerm);
     signal.addEventListener('abort', onInterrupt, { once: true });
-    const stopped = new Promise<'stopped'>((resolve) => stop.signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
+    const stopped = new Promise<'stopped'>((resolve) =>
+      stop.signal.addEventListener('abort', () => resolve('stopped'), { once: true }),
+    );
     if (signal.aborted) onInterrupt();
     let failure: Error | undefined;
     try {

@@ -40,14 +40,16 @@ export function parseBrokerAddress(input: string, defaultPort = DEFAULT_PORT): B
   const colon = text.lastIndexOf(':');
   if (colon < 0) return { host: text, port: defaultPort };
   const host = text.slice(0, colon);
-  if (host === '' || host.includes(':')) throw new UsageError(`broker address '${input}': write IPv6 hosts as [addr]:port`);
+  if (host === '' || host.includes(':'))
+    throw new UsageError(`broker address '${input}': write IPv6 hosts as [addr]:port`);
   return { host, port: parsePort(text.slice(colon + 1), input) };
 }
 
 function parsePort(text: string, input: string): number {
   if (!/^\d{1,5}$/.test(text)) throw new UsageError(`broker address '${input}': port '${text}' is not a number`);
   const port = Number(text);
-  if (port < 1 || port > 65_535) throw new UsageError(`broker address '${input}': port ${port} is out of range 1..65535`);
+  if (port < 1 || port > 65_535)
+    throw new UsageError(`broker address '${input}': port ${port} is out of range 1..65535`);
   return port;
 }
 

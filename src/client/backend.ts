@@ -23,7 +23,17 @@ import type { AccumulatorOptions } from './producer/accumulator-options.js';
 import type { ProducerMetrics } from './producer/producer-metrics.js';
 import type { BatchResult, ProduceAck, ProducerRecord } from './producer/sink.js';
 
-export type { BatchResult, FetchedRecord, GroupDescription, GroupListing, Offsets, ProduceAck, ProducerRecord, RecordHeader, TopicDescription };
+export type {
+  BatchResult,
+  FetchedRecord,
+  GroupDescription,
+  GroupListing,
+  Offsets,
+  ProduceAck,
+  ProducerRecord,
+  RecordHeader,
+  TopicDescription,
+};
 
 export const BackendKinds = ['moonmq', 'kafka'] as const;
 export type BackendKind = (typeof BackendKinds)[number];
@@ -132,7 +142,11 @@ export interface Backend extends AsyncDisposable {
 
   produce(topic: string, record: ProducerRecord & BackendProduceOptions): Promise<ProduceAck>;
   /** Acks for the landed prefix plus, on a partial append, its error; a failure before anything landed throws. */
-  produceBatch(topic: string, records: readonly ProducerRecord[], options?: BackendProduceOptions): Promise<BatchResult>;
+  produceBatch(
+    topic: string,
+    records: readonly ProducerRecord[],
+    options?: BackendProduceOptions,
+  ): Promise<BatchResult>;
   producer(options?: BackendProducerOptions): BackendProducer;
 
   /** Records for `group`, which is then committed past them (the next fetch continues after them). */

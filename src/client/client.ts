@@ -29,8 +29,7 @@ import * as share from './moonmq/share-ops.js';
 
 /** What a client reports besides its return values (a typed union, one listener for all). */
 export type ClientEvent =
-  | { type: 'heartbeat-failed'; groupId: string; error: Error }
-  | { type: 'closed'; error: Error | undefined };
+  { type: 'heartbeat-failed'; groupId: string; error: Error } | { type: 'closed'; error: Error | undefined };
 
 export type ClientListener = (event: ClientEvent) => void;
 
@@ -140,7 +139,8 @@ export class Client implements Backend {
   /** An idempotent producer (`idempotent`, `producerName`) opens a connection of its own, reconnecting after a loss. */
   producer(options: ProducerOptions = {}): Producer {
     if (!wantsIdempotence(options)) return new Producer(new DirectSink(this.session, options.partition), options);
-    if (options.partition !== undefined) throw new UsageError('a fixed partition cannot be combined with an idempotent producer on MoonMQ\'s protocol');
+    if (options.partition !== undefined)
+      throw new UsageError("a fixed partition cannot be combined with an idempotent producer on MoonMQ's protocol");
     const sink = new IdempotentSink(undefined, {
       producerName: options.producerName,
       reconnect: () => openSession(this.connectOptions),
@@ -158,8 +158,12 @@ export class Client implements Backend {
   /** Pushed records on a new connection; leaving `for await` closes it. */
   subscribe(topic: string, group: string, options?: SubscribeOptions): Subscription {
     this.assertOpen();
-    const sub = new Subscription(() => openSession(this.connectOptions), topic, group, options, (s) =>
-      this.children.delete(s),
+    const sub = new Subscription(
+      () => openSession(this.connectOptions),
+      topic,
+      group,
+      options,
+      (s) => this.children.delete(s),
     );
     this.children.add(sub);
     return sub;
@@ -213,7 +217,9 @@ export class Client implements Backend {
   async shareConsumer(options: ShareConsumerOptions): Promise<ShareConsumer> {
     this.assertOpen();
     share.requireShareSupport(this.session);
-    const consumer = await ShareConsumer.create(await openSession(this.connectOptions), options, (c) => this.children.delete(c));
+    const consumer = await ShareConsumer.create(await openSession(this.connectOptions), options, (c) =>
+      this.children.delete(c),
+    );
     this.children.add(consumer);
     return consumer;
   }
@@ -236,7 +242,11 @@ export class Client implements Backend {
   // Groups
 
   /** Joins `groupId` on this connection and heartbeats every ~3 s until leaveGroup() or close(). */
-  async joinGroup(groupId: string, topics: readonly string[], options: JoinGroupOptions = {}): Promise<GroupAssignment> {
+  async joinGroup(
+    groupId: string,
+    topics: readonly string[],
+    options: JoinGroupOptions = {},
+  ): Promise<GroupAssignment> {
     if (this.membership && this.membership.groupId !== groupId) {
       throw new UsageError(`this connection is a member of '${this.membership.groupId}'; leave it first`);
     }
@@ -289,10 +299,14 @@ export class Client implements Backend {
   private registerGroup(group: string, kind: 'batch' | 'single'): () => void {
     const held = this.groupKinds.get(group);
     if (held && held.kind === 'batch') {
-      throw new UsageError(`group '${group}' already has a batch consumer in this client: one batch consumer per group, and no other consumer beside it`);
+      throw new UsageError(
+        `group '${group}' already has a batch consumer in this client: one batch consumer per group, and no other consumer beside it`,
+      );
     }
     if (held && kind === 'batch') {
-      throw new UsageError(`group '${group}' already has a single-record consumer in this client; a batch consumer needs a group of its own`);
+      throw new UsageError(
+        `group '${group}' already has a single-record consumer in this client; a batch consumer needs a group of its own`,
+      );
     }
     const entry = held ?? { kind, count: 0 };
     entry.count++;

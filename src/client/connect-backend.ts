@@ -10,7 +10,12 @@ import type { ConnectOptions } from './moonmq/session.js';
 export async function connectBackend(options: ConnectOptions): Promise<Backend> {
   if (backendKindOf(options.broker) === 'kafka') {
     const { connectKafka } = await import('./kafka/kafka-backend.js');
-    return connectKafka({ bootstrap: options.broker, timeoutMs: options.timeoutMs, username: options.username, password: options.password });
+    return connectKafka({
+      bootstrap: options.broker,
+      timeoutMs: options.timeoutMs,
+      username: options.username,
+      password: options.password,
+    });
   }
   return connect(options);
 }

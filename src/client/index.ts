@@ -45,7 +45,12 @@ export {
   type ProduceSink,
   type SendOptions,
 } from './producer/producer.js';
-export { AccumulatorDefaults, type AccumulatorOptions, type OnBufferFull, resolveAccumulatorOptions } from './producer/accumulator-options.js';
+export {
+  AccumulatorDefaults,
+  type AccumulatorOptions,
+  type OnBufferFull,
+  resolveAccumulatorOptions,
+} from './producer/accumulator-options.js';
 export type { ProducerClock } from './producer/clock.js';
 export type { ProducerMetrics } from './producer/producer-metrics.js';
 export type { PartitionedProduceSink } from './producer/sink.js';

@@ -7,7 +7,8 @@ import { execFlags } from '../cli/exec-command.js';
 export const DEFAULT_GROUP = 'crater-cli';
 
 export default class Consume extends BaseCommand {
-  static override summary = 'Consume records from one or more topics, printing them with a kcat-style format or as JSON lines.';
+  static override summary =
+    'Consume records from one or more topics, printing them with a kcat-style format or as JSON lines.';
 
   static override description = `Reads each TOPIC as consumer group --group (default "${DEFAULT_GROUP}") from where the group left off, as a member of that group while it runs (\`crater group describe\` shows it). Partitions are numbered from 1, as the protocol numbers them.
 
@@ -36,20 +37,56 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
 
   static override strict = false;
 
-  static override args = { topic: Args.string({ description: 'Topic to read; more topics may follow.', required: true, ignoreStdin: true }) };
+  static override args = {
+    topic: Args.string({ description: 'Topic to read; more topics may follow.', required: true, ignoreStdin: true }),
+  };
 
   static override flags = {
     ...connectionFlags(),
-    group: Flags.string({ char: 'g', description: `Consumer group [default: ${DEFAULT_GROUP}; with --from or -p and no --group, a throwaway one].` }),
-    from: Flags.string({ char: 'o', description: 'Where to start: committed, beginning, end, OFFSET, -N (last N per partition) or @TIMESTAMP_MS.', default: 'committed', helpValue: 'POSITION' }),
-    partition: Flags.integer({ char: 'p', description: 'Only this partition (1-based; repeatable); reads outside any group.', multiple: true, min: 1 }),
-    'max-records': Flags.integer({ char: 'n', description: `Stop after N records; exit ${ExitCode.INCOMPLETE} if -e or the idle timeout stops it first.`, min: 1 }),
-    'exit-at-end': Flags.boolean({ char: 'e', description: 'Stop when every partition reaches the end offsets seen at start.', exclusive: ['follow'] }),
-    'idle-timeout': Flags.custom<number>({ description: 'Stop after this long without a record (ms, or 5s, 2m).', helpValue: 'duration', parse: async (s) => parseTimeoutMs(s) })(),
-    isolation: Flags.string({ description: 'Transactional isolation.', options: ['read_uncommitted', 'read_committed'] }),
-    follow: Flags.boolean({ description: 'Receive records by SUBSCRIBE push instead of polling with FETCH (one topic).' }),
+    group: Flags.string({
+      char: 'g',
+      description: `Consumer group [default: ${DEFAULT_GROUP}; with --from or -p and no --group, a throwaway one].`,
+    }),
+    from: Flags.string({
+      char: 'o',
+      description: 'Where to start: committed, beginning, end, OFFSET, -N (last N per partition) or @TIMESTAMP_MS.',
+      default: 'committed',
+      helpValue: 'POSITION',
+    }),
+    partition: Flags.integer({
+      char: 'p',
+      description: 'Only this partition (1-based; repeatable); reads outside any group.',
+      multiple: true,
+      min: 1,
+    }),
+    'max-records': Flags.integer({
+      char: 'n',
+      description: `Stop after N records; exit ${ExitCode.INCOMPLETE} if -e or the idle timeout stops it first.`,
+      min: 1,
+    }),
+    'exit-at-end': Flags.boolean({
+      char: 'e',
+      description: 'Stop when every partition reaches the end offsets seen at start.',
+      exclusive: ['follow'],
+    }),
+    'idle-timeout': Flags.custom<number>({
+      description: 'Stop after this long without a record (ms, or 5s, 2m).',
+      helpValue: 'duration',
+      parse: async (s) => parseTimeoutMs(s),
+    })(),
+    isolation: Flags.string({
+      description: 'Transactional isolation.',
+      options: ['read_uncommitted', 'read_committed'],
+    }),
+    follow: Flags.boolean({
+      description: 'Receive records by SUBSCRIBE push instead of polling with FETCH (one topic).',
+    }),
     format: Flags.string({ char: 'f', description: 'kcat-style output template.', exclusive: ['json'] }),
-    encoding: Flags.string({ description: '--json byte fields: utf8 when exact (auto), else base64; or always base64/hex.', options: ['auto', 'base64', 'hex'], default: 'auto' }),
+    encoding: Flags.string({
+      description: '--json byte fields: utf8 when exact (auto), else base64; or always base64/hex.',
+      options: ['auto', 'base64', 'hex'],
+      default: 'auto',
+    }),
     ...execFlags(),
   };
 
@@ -59,15 +96,28 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
       const { consumeExec } = await import('../cli/exec-command.js');
       const { openMoonmqClient } = await import('../cli/connect.js');
       const stdout = this.lines();
-      const context = { signal: this.signal, json: this.jsonEnabled(), diag: (t: string) => this.diag(t), out: (t: string) => stdout.writeLine(t) };
-      const summary = await consumeExec((argv as string[])[0]!, flags, () => openMoonmqClient(flags, 'consume --exec (the batch consumer)'), context, DEFAULT_GROUP);
+      const context = {
+        signal: this.signal,
+        json: this.jsonEnabled(),
+        diag: (t: string) => this.diag(t),
+        out: (t: string) => stdout.writeLine(t),
+      };
+      const summary = await consumeExec(
+        (argv as string[])[0]!,
+        flags,
+        () => openMoonmqClient(flags, 'consume --exec (the batch consumer)'),
+        context,
+        DEFAULT_GROUP,
+      );
       if (this.jsonEnabled()) this.logJson(summary);
       return undefined;
     }
     const { runConsume } = await import('../cli/consume-run.js');
     const lines = this.jsonEnabled() ? this.jsonLines() : undefined;
     try {
-      this.setExitCode(await runConsume(argv as string[], flags, { signal: this.signal, lines, diag: (t) => this.diag(t) }));
+      this.setExitCode(
+        await runConsume(argv as string[], flags, { signal: this.signal, lines, diag: (t) => this.diag(t) }),
+      );
     } finally {
       lines?.detach();
     }

@@ -13,11 +13,18 @@ export default class Offsets extends BaseCommand {
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
-  static override examples = ['<%= config.bin %> <%= command.id %> orders', '<%= config.bin %> <%= command.id %> orders --group billing --group audit --json'];
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> orders',
+    '<%= config.bin %> <%= command.id %> orders --group billing --group audit --json',
+  ];
   static override args = { topic: Args.string({ description: 'Topic name.', required: true, ignoreStdin: true }) };
   static override flags = {
     ...connectionFlags(),
-    group: Flags.string({ char: 'g', description: 'Show this group\'s committed offset and lag (repeatable).', multiple: true }),
+    group: Flags.string({
+      char: 'g',
+      description: "Show this group's committed offset and lag (repeatable).",
+      multiple: true,
+    }),
   };
 
   async run(): Promise<{ topic: string; partitions: PartitionOffsetsJson[] }> {
@@ -29,7 +36,10 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
       const offsets = await c.listOffsets(args.topic);
       const groups = [];
       for (const id of groupIds) groups.push(await c.describeGroup(id));
-      return { partitions: offsetsJson(offsets, groups, args.topic), unit: offsetUnit(await c.describeTopic(args.topic)) };
+      return {
+        partitions: offsetsJson(offsets, groups, args.topic),
+        unit: offsetUnit(await c.describeTopic(args.topic)),
+      };
     });
     this.out(this.table(offsetColumns(groupIds, unit), partitions));
     return { topic: args.topic, partitions };

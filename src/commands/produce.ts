@@ -24,7 +24,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
 
   static override examples = [
     'echo hello | <%= config.bin %> <%= command.id %> orders',
-    "<%= config.bin %> <%= command.id %> orders keys.txt -K : -H source=cli",
+    '<%= config.bin %> <%= command.id %> orders keys.txt -K : -H source=cli',
     '<%= config.bin %> consume orders -e --json | <%= config.bin %> <%= command.id %> orders-copy --input jsonl --batch 1000',
     '<%= config.bin %> <%= command.id %> orders events.txt --idempotent --batch 500',
   ];
@@ -44,27 +44,76 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INTERRUPTED'])}`;
 
   static override flags = {
     ...connectionFlags(),
-    'key-delimiter': Flags.string({ char: 'K', description: 'Split each line into key and value at the first DELIM.', helpValue: 'DELIM', exclusive: ['key'] }),
+    'key-delimiter': Flags.string({
+      char: 'K',
+      description: 'Split each line into key and value at the first DELIM.',
+      helpValue: 'DELIM',
+      exclusive: ['key'],
+    }),
     key: Flags.string({ char: 'k', description: 'Key for every record.' }),
-    header: Flags.string({ char: 'H', description: 'Header name=value for every record (repeatable).', multiple: true }),
+    header: Flags.string({
+      char: 'H',
+      description: 'Header name=value for every record (repeatable).',
+      multiple: true,
+    }),
     input: Flags.string({ description: 'Input format.', options: ['lines', 'jsonl'], default: 'lines' }),
-    batch: Flags.integer({ description: 'At most N records per PRODUCE_BATCH (1..10000; 1,024 when idempotent; alias --batch-size, as bench calls it).', min: 1, max: 10_000, aliases: ['batch-size'] }),
+    batch: Flags.integer({
+      description:
+        'At most N records per PRODUCE_BATCH (1..10000; 1,024 when idempotent; alias --batch-size, as bench calls it).',
+      min: 1,
+      max: 10_000,
+      aliases: ['batch-size'],
+    }),
     ...producerTuningFlags(),
-    'max-frame-size': Flags.integer({ description: "Largest frame to send (the broker's limit).", default: 1_048_576, min: 64 }),
-    codec: Flags.string({ description: 'Compression of stored values (lz4 and zstd: Kafka only).', options: ['none', 'gzip', 'snappy', 'lz4', 'zstd'], default: 'none' }),
-    idempotent: Flags.boolean({ description: 'Produce through an idempotent producer (retries deduplicated; at most 1,024 records per batch).' }),
-    'producer-name': Flags.string({ description: 'Produce through the durable idempotent producer NAME (implies --idempotent).', helpValue: 'NAME' }),
-    transactional: Flags.boolean({ description: 'Produce the whole input in one transaction of --producer-name.', dependsOn: ['producer-name'] }),
-    partition: Flags.integer({ char: 'p', description: 'Send every record to this partition (MoonMQ protocol: 1-based, crater brokers only; kafka://: 0-based).', min: 0 }),
-    delimiter: Flags.string({ char: 'D', description: 'Record delimiter instead of a newline (escapes \\n \\t \\r \\0 \\\\ \\xHH).', helpValue: 'DELIM' }),
-    'null-empty': Flags.boolean({ char: 'Z', description: 'Send empty records (empty value: a tombstone on a compacted topic) instead of skipping them.' }),
+    'max-frame-size': Flags.integer({
+      description: "Largest frame to send (the broker's limit).",
+      default: 1_048_576,
+      min: 64,
+    }),
+    codec: Flags.string({
+      description: 'Compression of stored values (lz4 and zstd: Kafka only).',
+      options: ['none', 'gzip', 'snappy', 'lz4', 'zstd'],
+      default: 'none',
+    }),
+    idempotent: Flags.boolean({
+      description: 'Produce through an idempotent producer (retries deduplicated; at most 1,024 records per batch).',
+    }),
+    'producer-name': Flags.string({
+      description: 'Produce through the durable idempotent producer NAME (implies --idempotent).',
+      helpValue: 'NAME',
+    }),
+    transactional: Flags.boolean({
+      description: 'Produce the whole input in one transaction of --producer-name.',
+      dependsOn: ['producer-name'],
+    }),
+    partition: Flags.integer({
+      char: 'p',
+      description:
+        'Send every record to this partition (MoonMQ protocol: 1-based, crater brokers only; kafka://: 0-based).',
+      min: 0,
+    }),
+    delimiter: Flags.string({
+      char: 'D',
+      description: 'Record delimiter instead of a newline (escapes \\n \\t \\r \\0 \\\\ \\xHH).',
+      helpValue: 'DELIM',
+    }),
+    'null-empty': Flags.boolean({
+      char: 'Z',
+      description: 'Send empty records (empty value: a tombstone on a compacted topic) instead of skipping them.',
+    }),
     'file-per-record': Flags.boolean({ description: 'Each FILE (or stdin) is one record, byte for byte.' }),
   };
 
   async run(): Promise<undefined> {
     const { args, argv, flags } = await this.parse(Produce);
     const { runProduce } = await import('../cli/produce-run.js');
-    const io = { signal: this.signal, reports: this.jsonEnabled() ? this.jsonLines() : undefined, json: this.jsonEnabled(), diag: (t: string) => this.diag(t), chalk: this.stderrChalk };
+    const io = {
+      signal: this.signal,
+      reports: this.jsonEnabled() ? this.jsonLines() : undefined,
+      json: this.jsonEnabled(),
+      diag: (t: string) => this.diag(t),
+      chalk: this.stderrChalk,
+    };
     try {
       this.setExitCode(await runProduce(args.topic, (argv as string[]).slice(1), flags, io));
     } finally {

@@ -15,7 +15,9 @@ function speciesConstructor(): ViewConstructor | undefined {
   if (typeof ctor !== 'function') return undefined;
   try {
     const probe = new (ctor as ViewConstructor)(new ArrayBuffer(4), 1, 2);
-    return Buffer.isBuffer(probe) && probe.byteOffset === 1 && probe.length === 2 ? (ctor as ViewConstructor) : undefined;
+    return Buffer.isBuffer(probe) && probe.byteOffset === 1 && probe.length === 2
+      ? (ctor as ViewConstructor)
+      : undefined;
   } catch {
     return undefined;
   }

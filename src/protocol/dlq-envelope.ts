@@ -32,7 +32,9 @@ export function encodeDlqEnvelope(e: DlqEnvelope): Buffer {
   const topic = Buffer.from(e.topic);
   const group = Buffer.from(e.group);
   const reason = Buffer.from(e.reason);
-  const w = new Writer(1 + 4 + topic.length + 4 + 8 + 8 + 4 + group.length + 2 + 4 + reason.length + 4 + e.value.length);
+  const w = new Writer(
+    1 + 4 + topic.length + 4 + 8 + 8 + 4 + group.length + 2 + 4 + reason.length + 4 + e.value.length,
+  );
   w.u8(DLQ_ENVELOPE_VERSION)
     .str(topic)
     .u32(e.partition)

@@ -33,13 +33,7 @@ export {
   codecNames,
   type CodecName,
 } from './opcodes.js';
-export {
-  ErrorCode,
-  type ErrorCodeName,
-  type ErrorCodeValue,
-  errorName,
-  isKnownErrorCode,
-} from './error-codes.js';
+export { ErrorCode, type ErrorCodeName, type ErrorCodeValue, errorName, isKnownErrorCode } from './error-codes.js';
 export {
   type MessageCodec,
   defineMessage,
@@ -144,7 +138,13 @@ export { type ShareAckRange, type ShareAckResult, type SharePartitionAcks } from
 export { type ShareJoin, type ShareMember, ShareJoinRequest, ShareMemberReply } from './messages/share-join.js';
 export { type ShareMemberRef, ShareHeartbeatRequest } from './messages/share-heartbeat.js';
 export { ShareLeaveRequest } from './messages/share-leave.js';
-export { type ShareFetch, type ShareRecord, type ShareRecords, ShareFetchRequest, ShareRecordsReply } from './messages/share-fetch.js';
+export {
+  type ShareFetch,
+  type ShareRecord,
+  type ShareRecords,
+  ShareFetchRequest,
+  ShareRecordsReply,
+} from './messages/share-fetch.js';
 export { type ShareAck, type ShareAckResults, ShareAckRequest, ShareAckResultReply } from './messages/share-ack.js';
 export {
   type ShareGroupDescription,
@@ -156,7 +156,12 @@ export {
 } from './messages/share-describe.js';
 export { type ShareAlter, ShareAlterRequest } from './messages/share-alter.js';
 export { type ShareReset, ShareResetRequest } from './messages/share-reset.js';
-export { type ShareGroupList, type ShareGroupListing, ShareListRequest, ShareGroupListReply } from './messages/share-list.js';
+export {
+  type ShareGroupList,
+  type ShareGroupListing,
+  ShareListRequest,
+  ShareGroupListReply,
+} from './messages/share-list.js';
 
 export {
   requestCodecs,

@@ -238,9 +238,10 @@ export function requestCodecFor(op: number): { name: RequestName; codec: AnyCode
 }
 
 /** The codec for a frame a client receives; `recordHeaders` is whether the FETCH set FETCH_FLAG_HEADERS. */
-export function replyCodecFor(op: number, options: { recordHeaders?: boolean } = {}):
-  | { name: ReplyName; codec: AnyCodec }
-  | UnknownOp {
+export function replyCodecFor(
+  op: number,
+  options: { recordHeaders?: boolean } = {},
+): { name: ReplyName; codec: AnyCodec } | UnknownOp {
   if (op === Op.RECORD_BATCH) {
     return { name: 'RECORD_BATCH', codec: recordBatchCodec(options.recordHeaders ?? false) };
   }

@@ -114,7 +114,13 @@ function recoverSegment(dir: string, base: bigint, counter: { fsyncs: number }):
   }
 }
 
-function recoverOpenSegment(base: bigint, logPath: string, indexPath: string, fd: number, counter: { fsyncs: number }): Segment {
+function recoverOpenSegment(
+  base: bigint,
+  logPath: string,
+  indexPath: string,
+  fd: number,
+  counter: { fsyncs: number },
+): Segment {
   const seg: Segment = { base, logPath, indexPath, fd: undefined, indexFd: undefined, size: 0, positions: [] };
   const fileSize = fs.fstatSync(fd).size;
   for (const item of scanRecords(fd, fileSize)) {

@@ -11,7 +11,14 @@
  */
 import { storageFs as fs } from './file-io.js';
 import { CorruptDataError, LogFencedError, StorageError, UsageError } from '../errors.js';
-import { INDEX_ENTRY_BYTES, type Segment, createSegment, indexBytes, recoverSegments, segmentFileName } from './commit-log-segments.js';
+import {
+  INDEX_ENTRY_BYTES,
+  type Segment,
+  createSegment,
+  indexBytes,
+  recoverSegments,
+  segmentFileName,
+} from './commit-log-segments.js';
 import { type CleanupPolicy, compactSegments, segmentsOverBudget } from './compaction.js';
 import { fsyncAsync, readFullySync, writeFullySync } from './file-io.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits } from './partition-log.js';
@@ -61,7 +68,11 @@ export class CommitLog implements PartitionLog {
     this.segmentBytes = options.segmentBytes ?? COMMIT_LOG_SEGMENT_BYTES;
     this.cleanupPolicy = options.cleanupPolicy ?? 'delete';
     this.maxLogBytes = options.maxLogBytes ?? 0;
-    if (!Number.isInteger(this.segmentBytes) || this.segmentBytes < 1 || this.segmentBytes > COMMIT_LOG_MAX_SEGMENT_BYTES) {
+    if (
+      !Number.isInteger(this.segmentBytes) ||
+      this.segmentBytes < 1 ||
+      this.segmentBytes > COMMIT_LOG_MAX_SEGMENT_BYTES
+    ) {
       throw new UsageError(`segmentBytes must be 1..${COMMIT_LOG_MAX_SEGMENT_BYTES}, got ${this.segmentBytes}`);
     }
   }
@@ -75,7 +86,9 @@ export class CommitLog implements PartitionLog {
     } catch (err) {
       throw err instanceof StorageError || err instanceof UsageError
         ? err
-        : new StorageError(`cannot open commit log ${dir}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        : new StorageError(`cannot open commit log ${dir}: ${err instanceof Error ? err.message : String(err)}`, {
+            cause: err,
+          });
     }
     return log;
   }

@@ -30,9 +30,7 @@ export interface CleanableSegment {
 
 /** What a segment became: rewritten (new positions and size), unchanged, or removed because nothing survived. */
 export type CompactionOutcome =
-  | { kind: 'unchanged' }
-  | { kind: 'rewritten'; size: number; positions: number[] }
-  | { kind: 'removed' };
+  { kind: 'unchanged' } | { kind: 'rewritten'; size: number; positions: number[] } | { kind: 'removed' };
 
 export interface CompactionStats {
   outcomes: CompactionOutcome[];

@@ -198,7 +198,14 @@ function readMemo(r: Reader): SequenceMemo {
   const lastOffset = r.u64('last_offset');
   const lastPartition = r.u32('last_partition');
   if (r.remaining < 2) return { version: 1, lastSeq, lastOffset, lastPartition, epoch: undefined, batch: undefined };
-  const memo: SequenceMemo = { version: 2, lastSeq, lastOffset, lastPartition, epoch: r.u16('epoch'), batch: undefined };
+  const memo: SequenceMemo = {
+    version: 2,
+    lastSeq,
+    lastOffset,
+    lastPartition,
+    epoch: r.u16('epoch'),
+    batch: undefined,
+  };
   const tail = r.remaining;
   if (tail === 0) return memo;
   if (tail < 8) {

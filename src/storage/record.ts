@@ -165,7 +165,11 @@ export function readRecord(buf: Buffer, pos: number, end: number = buf.length): 
   const lenLo = buf.readUInt32BE(pos + 4);
   const left = end - pos - LENGTH_PREFIX_BYTES;
   if (lenHi === 0 && lenLo < MIN_RECORD_BODY) {
-    return { ok: false, problem: 'impossible-length', detail: `length ${lenLo} is below the minimum of ${MIN_RECORD_BODY}` };
+    return {
+      ok: false,
+      problem: 'impossible-length',
+      detail: `length ${lenLo} is below the minimum of ${MIN_RECORD_BODY}`,
+    };
   }
   if (lenHi !== 0 || lenLo > left) {
     const len = buf.readBigUInt64BE(pos);
@@ -177,7 +181,11 @@ export function readRecord(buf: Buffer, pos: number, end: number = buf.length): 
   const txn = (attrs & RecordAttr.TRANSACTIONAL) !== 0;
   const headerLen = txn ? TXN_HEADER_BYTES : BASE_HEADER_BYTES;
   if (bodyLen < headerLen + 8) {
-    return { ok: false, problem: 'impossible-length', detail: `length ${bodyLen} cannot hold a ${headerLen}-byte header` };
+    return {
+      ok: false,
+      problem: 'impossible-length',
+      detail: `length ${bodyLen} cannot hold a ${headerLen}-byte header`,
+    };
   }
   const headerCrc = buf.readUInt32BE(h + headerLen);
   if (crc32Range(buf, h, h + headerLen) !== headerCrc) {
@@ -187,7 +195,11 @@ export function readRecord(buf: Buffer, pos: number, end: number = buf.length): 
   const payloadStart = h + headerLen + 4;
   const payloadEnd = h + bodyLen - 4;
   if (keyLen > payloadEnd - payloadStart) {
-    return { ok: false, problem: 'key-length', detail: `key_len ${keyLen} exceeds the ${payloadEnd - payloadStart}-byte payload` };
+    return {
+      ok: false,
+      problem: 'key-length',
+      detail: `key_len ${keyLen} exceeds the ${payloadEnd - payloadStart}-byte payload`,
+    };
   }
   if (crc32Range(buf, payloadStart, payloadEnd) !== buf.readUInt32BE(payloadEnd)) {
     return { ok: false, problem: 'payload-crc', detail: 'payload CRC mismatch' };

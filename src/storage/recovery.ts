@@ -90,7 +90,11 @@ export interface RecoveryReport {
  * Verifies the segments that §8.1 says to verify and loads every time index, trimming entries at or past each
  * segment's verified size. `segments` are sorted by base; the last is the active one.
  */
-export function recoverSegments(segments: readonly Segment[], cleanShutdown: boolean, checkpoint: number | undefined): RecoveryReport {
+export function recoverSegments(
+  segments: readonly Segment[],
+  cleanShutdown: boolean,
+  checkpoint: number | undefined,
+): RecoveryReport {
   const report: RecoveryReport = { cleanShutdown, checkpoint, verified: [] };
   const cp = checkpoint ?? 0;
   segments.forEach((seg, i) => {
@@ -147,7 +151,11 @@ export function writeCleanShutdownMarker(dir: string): void {
  * segments in base order, recovered as above and checked not to overlap, or one empty segment at 0 in a new
  * directory. On failure the segments opened so far are closed and the error is a StorageError.
  */
-export function loadSegments(dir: string, create: boolean, now: () => number): { segments: Segment[]; recovery: RecoveryReport } {
+export function loadSegments(
+  dir: string,
+  create: boolean,
+  now: () => number,
+): { segments: Segment[]; recovery: RecoveryReport } {
   ensureDir(dir, create);
   const segments: Segment[] = [];
   try {
@@ -163,7 +171,9 @@ export function loadSegments(dir: string, create: boolean, now: () => number): {
     const recovery = recoverSegments(segments, clean, checkpoint);
     for (let i = 0; i + 1 < segments.length; i++) {
       if (segments[i]!.end > segments[i + 1]!.base) {
-        throw new StorageError(`${segments[i]!.logFile} ends at ${segments[i]!.end}, past the next segment's base ${segments[i + 1]!.base}`);
+        throw new StorageError(
+          `${segments[i]!.logFile} ends at ${segments[i]!.end}, past the next segment's base ${segments[i + 1]!.base}`,
+        );
       }
     }
     if (segments.length === 0) {

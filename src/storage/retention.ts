@@ -32,7 +32,11 @@ export async function deleteExpiredSegments(
   nowMs: number,
   retentionMs: number,
 ): Promise<{ deletedSegments: number; deletedBytes: number }> {
-  const n = expiredSegmentCount(segments.map((s) => s.createdAtMs), nowMs, retentionMs);
+  const n = expiredSegmentCount(
+    segments.map((s) => s.createdAtMs),
+    nowMs,
+    retentionMs,
+  );
   const gone = segments.splice(0, n);
   let deletedBytes = 0;
   for (const seg of gone) {

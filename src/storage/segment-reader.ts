@@ -94,7 +94,8 @@ export function readRecords(segments: readonly Segment[], start: number, limits:
           if ((r.problem === 'short-body' || r.problem === 'short-length-prefix') && more) {
             if (p === 0) {
               const claimed = got >= LENGTH_PREFIX_BYTES ? buf.readBigUInt64BE(0) + BigInt(LENGTH_PREFIX_BYTES) : 0n;
-              if (claimed > BigInt(seg.size - inSeg)) return fail(out, seg, inSeg, 'length runs past the end of the segment');
+              if (claimed > BigInt(seg.size - inSeg))
+                return fail(out, seg, inSeg, 'length runs past the end of the segment');
               if (out.length > 0 && bytes + Number(claimed) > maxBytes) return out;
               exactNext = claimed > 0n ? Number(claimed) : LENGTH_PREFIX_BYTES;
             }

@@ -86,7 +86,13 @@ export class SegmentedLog implements PartitionLog {
    */
   private tailSuspect = false;
 
-  private constructor(dir: string, segments: Segment[], recovery: RecoveryReport, options: SegmentedLogOptions, now: () => number) {
+  private constructor(
+    dir: string,
+    segments: Segment[],
+    recovery: RecoveryReport,
+    options: SegmentedLogOptions,
+    now: () => number,
+  ) {
     this.dir = dir;
     this.segments = segments;
     this.recovery = recovery;
@@ -197,7 +203,11 @@ export class SegmentedLog implements PartitionLog {
   }
 
   /** Encodes records [0, limit) into the scratch buffer, writing out and rolling each segment that fills up. */
-  private encodeRun(run: AppendRun, records: readonly RecordToStore[], limit: number): { error?: Error; writeFailed: boolean } {
+  private encodeRun(
+    run: AppendRun,
+    records: readonly RecordToStore[],
+    limit: number,
+  ): { error?: Error; writeFailed: boolean } {
     for (let i = 0; i < limit; i++) {
       const r = records[i]!;
       try {
@@ -374,7 +384,9 @@ export class SegmentedLog implements PartitionLog {
     try {
       old.syncAllSync();
     } catch (err) {
-      this.rollFence ??= new LogFencedError('fsync at a segment roll failed: the log is fenced until it is reopened', { cause: err });
+      this.rollFence ??= new LogFencedError('fsync at a segment roll failed: the log is fenced until it is reopened', {
+        cause: err,
+      });
       throw this.rollFence;
     }
     this.durableEnd = old.end;
@@ -407,5 +419,7 @@ export class SegmentedLog implements PartitionLog {
 }
 
 function asStorageError(err: unknown, what: string): Error {
-  return err instanceof StorageError || err instanceof LogFencedError ? err : new StorageError(`${what}: ${(err as Error).message}`, { cause: err });
+  return err instanceof StorageError || err instanceof LogFencedError
+    ? err
+    : new StorageError(`${what}: ${(err as Error).message}`, { cause: err });
 }

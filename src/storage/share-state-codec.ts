@@ -140,7 +140,11 @@ export function decodeSnapshot(bytes: Buffer): ShareStateResult<SharePartitionSn
       const state = r.u8(`records[${i}].state`);
       if (!stateBytes.has(state)) throw new DecodeError(`records[${i}].state`, at + 8, `unknown record state ${state}`);
       if (offset <= prev || offset < spso || offset >= speo) {
-        throw new DecodeError(`records[${i}].offset`, at, `offset ${offset} out of order or outside [spso ${spso}, speo ${speo})`);
+        throw new DecodeError(
+          `records[${i}].offset`,
+          at,
+          `offset ${offset} out of order or outside [spso ${spso}, speo ${speo})`,
+        );
       }
       prev = offset;
       records[i] = { offset, state: state as RecordStateValue, deliveryCount: r.u16(`records[${i}].delivery_count`) };

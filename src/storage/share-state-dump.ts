@@ -49,7 +49,9 @@ export interface ShareStateDumpReport {
   summary: { records: number; groups: number; sharePartitions: number; findings: number };
 }
 
-const stateNames: Record<number, string> = Object.fromEntries(Object.entries(RecordState).map(([k, v]) => [v, k.toLowerCase()]));
+const stateNames: Record<number, string> = Object.fromEntries(
+  Object.entries(RecordState).map(([k, v]) => [v, k.toLowerCase()]),
+);
 
 function targetsFor(input: string, findings: ShareStateFinding[]): PartitionTarget[] {
   const inner = path.join(input, SHARE_STATE_TOPIC);
@@ -58,18 +60,27 @@ function targetsFor(input: string, findings: ShareStateFinding[]): PartitionTarg
   const targets = discover(where, found);
   for (const f of found) findings.push({ kind: 'not-share-state', file: f.file, message: f.message });
   const own = targets.filter((t) => t.topic === undefined || t.topic === SHARE_STATE_TOPIC);
-  if (own.length === 0) findings.push({ kind: 'not-share-state', file: input, message: `no ${SHARE_STATE_TOPIC} partitions here` });
+  if (own.length === 0)
+    findings.push({ kind: 'not-share-state', file: input, message: `no ${SHARE_STATE_TOPIC} partitions here` });
   return own.sort((a, b) => (a.partition ?? 0) - (b.partition ?? 0));
 }
 
-function decodeEntry(internalPartition: number | undefined, offset: bigint, key: Buffer, value: Buffer, file: string, findings: ShareStateFinding[]): ShareStateDumpEntry {
+function decodeEntry(
+  internalPartition: number | undefined,
+  offset: bigint,
+  key: Buffer,
+  value: Buffer,
+  file: string,
+  findings: ShareStateFinding[],
+): ShareStateDumpEntry {
   const k = decodeShareStateKey(key);
   if (!k.ok) {
     findings.push({ kind: 'undecodable', file, offset, message: `key: ${k.detail}` });
     return { internalPartition, offset, kind: 'undecodable', group: '', detail: `key ${key.toString('hex')}` };
   }
   const base = { internalPartition, offset, group: k.value.group };
-  const target = k.value.kind === ShareStateKind.PARTITION ? { topic: k.value.topic, partition: k.value.partition } : {};
+  const target =
+    k.value.kind === ShareStateKind.PARTITION ? { topic: k.value.topic, partition: k.value.partition } : {};
   if (value.length === 0) return { ...base, ...target, kind: 'tombstone', detail: 'tombstone' };
   if (k.value.kind === ShareStateKind.CONFIG) {
     const c = decodeGroupConfig(value);
@@ -77,21 +88,38 @@ function decodeEntry(internalPartition: number | undefined, offset: bigint, key:
       findings.push({ kind: 'undecodable', file, offset, message: `config of '${k.value.group}': ${c.detail}` });
       return { ...base, kind: 'undecodable', detail: c.detail };
     }
-    return { ...base, kind: 'config', config: Object.fromEntries(c.value), detail: c.value.map(([a, b]) => `${a}=${b}`).join(' ') };
+    return {
+      ...base,
+      kind: 'config',
+      config: Object.fromEntries(c.value),
+      detail: c.value.map(([a, b]) => `${a}=${b}`).join(' '),
+    };
   }
   const s = decodeSnapshot(value);
   if (!s.ok) {
-    findings.push({ kind: 'undecodable', file, offset, message: `snapshot of '${k.value.group}' ${k.value.topic}/${k.value.partition}: ${s.detail}` });
+    findings.push({
+      kind: 'undecodable',
+      file,
+      offset,
+      message: `snapshot of '${k.value.group}' ${k.value.topic}/${k.value.partition}: ${s.detail}`,
+    });
     return { ...base, ...target, kind: 'undecodable', detail: s.detail };
   }
-  const records = s.value.records.map((r: StoredInFlight) => ({ offset: r.offset, state: stateNames[r.state] ?? String(r.state), deliveryCount: r.deliveryCount }));
+  const records = s.value.records.map((r: StoredInFlight) => ({
+    offset: r.offset,
+    state: stateNames[r.state] ?? String(r.state),
+    deliveryCount: r.deliveryCount,
+  }));
   const counts = new Map<string, number>();
   for (const r of records) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
   const detail = `spso ${s.value.spso} speo ${s.value.speo} in-flight ${records.length}${[...counts].map(([n, c]) => ` ${n} ${c}`).join('')}`;
   return { ...base, ...target, kind: 'partition', spso: s.value.spso, speo: s.value.speo, records, detail };
 }
 
-export function dumpShareState(paths: readonly string[], options: { history?: boolean; group?: string } = {}): ShareStateDumpReport {
+export function dumpShareState(
+  paths: readonly string[],
+  options: { history?: boolean; group?: string } = {},
+): ShareStateDumpReport {
   const findings: ShareStateFinding[] = [];
   const all: Array<{ key: string; entry: ShareStateDumpEntry }> = [];
   for (const target of paths.flatMap((p) => targetsFor(p, findings))) {
@@ -101,7 +129,11 @@ export function dumpShareState(paths: readonly string[], options: { history?: bo
       withReadOnlyFile(file, (fd, size) => {
         let offset = seg.base;
         for (const item of scanRecords(fd, size)) {
-          if (item.ok) all.push({ key: item.record.key.toString('hex'), entry: decodeEntry(target.partition, offset, item.record.key, item.record.value, file, findings) });
+          if (item.ok)
+            all.push({
+              key: item.record.key.toString('hex'),
+              entry: decodeEntry(target.partition, offset, item.record.key, item.record.value, file, findings),
+            });
           else {
             const torn = item.problem === 'short-length-prefix' || item.problem === 'short-body';
             findings.push({ kind: torn ? 'truncated-log' : 'corrupt-record', file, offset, message: item.detail });
@@ -127,6 +159,11 @@ export function dumpShareState(paths: readonly string[], options: { history?: bo
     view: options.history ? 'history' : 'compacted',
     entries,
     findings,
-    summary: { records: all.length, groups: groups.size, sharePartitions: entries.filter((e) => e.kind === 'partition').length, findings: findings.length },
+    summary: {
+      records: all.length,
+      groups: groups.size,
+      sharePartitions: entries.filter((e) => e.kind === 'partition').length,
+      findings: findings.length,
+    },
   };
 }

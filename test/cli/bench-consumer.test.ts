@@ -7,12 +7,28 @@ import { crater } from '../helpers/cli.js';
 
 describe('crater bench consumer', () => {
   it('--json: every path consumed every record, medians of --repeat alternating runs', async () => {
-    const r = await crater(['bench', 'consumer', '--records', '3000', '--repeat', '2', '--exec-batch-size', '1000', '--json']);
+    const r = await crater([
+      'bench',
+      'consumer',
+      '--records',
+      '3000',
+      '--repeat',
+      '2',
+      '--exec-batch-size',
+      '1000',
+      '--json',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Record<string, any>;
     expect(report.kind).toBe('consumer');
-    expect(report.params).toMatchObject({ records: 3000, maxSize: 500, fetchSize: 1000, repeat: 2, execCommand: 'cat > /dev/null' });
+    expect(report.params).toMatchObject({
+      records: 3000,
+      maxSize: 500,
+      fetchSize: 1000,
+      repeat: 2,
+      execCommand: 'cat > /dev/null',
+    });
     expect(report.fetch.records).toBe(3000);
     expect(report.batchConsumer.records).toBe(3000);
     expect(report.batchConsumer.batches).toBeGreaterThanOrEqual(6);
@@ -27,6 +43,9 @@ describe('crater bench consumer', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toBe('path,records,batches,wall_ms,records_per_sec,mb_per_sec');
-    expect(lines.slice(1).map((l) => l.split(',').slice(0, 2).join(','))).toEqual(['fetch,1000', 'batch-consumer,1000']);
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 2).join(','))).toEqual([
+      'fetch,1000',
+      'batch-consumer,1000',
+    ]);
   }, 120_000);
 });

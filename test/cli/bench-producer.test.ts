@@ -11,8 +11,12 @@ describe('crater bench producer', () => {
   it("prints the seed's prediction next to what was measured", async () => {
     const r = await crater(['bench', 'producer', ...short, '--producers', '2', '--batch-bytes', '16KiB']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/prediction \(2 accumulators = producers × topics; the MoonMQ protocol partitions on the broker\)/);
-    expect(r.stdout).toMatch(/r = 100,000 B\/s per accumulator, fill time B\/r = .+, arrivals during linger r×L = 500 B \(L = 5 ms\)/);
+    expect(r.stdout).toMatch(
+      /prediction \(2 accumulators = producers × topics; the MoonMQ protocol partitions on the broker\)/,
+    );
+    expect(r.stdout).toMatch(
+      /r = 100,000 B\/s per accumulator, fill time B\/r = .+, arrivals during linger r×L = 500 B \(L = 5 ms\)/,
+    );
     expect(r.stdout).toMatch(/measured: mean batch [\d,]+ B of key \+ value \([\d.]+x the prediction\)/);
   }, 60_000);
 

@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import { crater } from '../helpers/cli.js';
 
-
 const small = ['--records', '20', '--repeat', '1'];
 
 describe('crater bench batch-vs-single', () => {
@@ -26,7 +25,12 @@ describe('crater bench batch-vs-single', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^mode,batch_size,records,frames,wall_ms_median,/);
-    expect(lines.slice(1).map((l) => l.split(',').slice(0, 4).join(','))).toEqual(['single,1,20,20', 'batch,20,20,1', 'sweep,5,20,4', 'sweep,20,20,1']);
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 4).join(','))).toEqual([
+      'single,1,20,20',
+      'batch,20,20,1',
+      'sweep,5,20,4',
+      'sweep,20,20,1',
+    ]);
   }, 60_000);
 
   it('--min-speedup 1e9 still prints the report, says why on stderr and exits 5', async () => {
@@ -62,7 +66,17 @@ describe('crater bench batch-vs-single', () => {
 
 describe('crater bench throughput', () => {
   it('--json reports both phases with every record produced and fetched', async () => {
-    const r = await crater(['bench', 'throughput', '--records', '2000', '--batch-size', '500', '--in-flight', '2', '--json']);
+    const r = await crater([
+      'bench',
+      'throughput',
+      '--records',
+      '2000',
+      '--batch-size',
+      '500',
+      '--in-flight',
+      '2',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Record<string, any>;
     expect(report.produce).toMatchObject({ records: 2000, requests: 4 });

@@ -44,7 +44,11 @@ afterEach(async () => {
   if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-async function until<T>(what: string, attempt: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+async function until<T>(
+  what: string,
+  attempt: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await attempt();
@@ -55,37 +59,59 @@ async function until<T>(what: string, attempt: () => T | undefined | Promise<T |
 }
 
 describe.skipIf(process.platform === 'win32')('file descriptor exhaustion', () => {
-  it('the broker keeps listening and serves a new client once the handshake watchdog frees descriptors', { timeout: 90_000 }, async () => {
-    dataDir = await tempDataDir();
-    child = spawn('sh', ['-c', `ulimit -n ${FD_LIMIT} && exec "$0" --input-type=module -e "$1" "$2"`, process.execPath, script, dataDir], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const port = Number(await until('the broker listens', () => /PORT=(\d+)/.exec(stdout)?.[1], 30_000));
+  it(
+    'the broker keeps listening and serves a new client once the handshake watchdog frees descriptors',
+    { timeout: 90_000 },
+    async () => {
+      dataDir = await tempDataDir();
+      child = spawn(
+        'sh',
+        [
+          '-c',
+          `ulimit -n ${FD_LIMIT} && exec "$0" --input-type=module -e "$1" "$2"`,
+          process.execPath,
+          script,
+          dataDir,
+        ],
+        {
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const port = Number(await until('the broker listens', () => /PORT=(\d+)/.exec(stdout)?.[1], 30_000));
 
-    // Silent connections until the broker has no descriptor left: libuv then accepts and drops the pending ones at once
-    // (no bytes, no ERROR), which is how a test sees that accept ran out; the watchdog's closes send ERROR 8 first.
-    const dropped: net.Socket[] = [];
-    for (let i = 0; i < FD_LIMIT; i++) {
-      const s = net.connect(port, '127.0.0.1');
-      let got = 0;
-      s.on('data', (d: Buffer) => (got += d.length));
-      s.on('close', () => got === 0 && dropped.push(s));
-      s.on('error', () => undefined);
-      sockets.push(s);
-    }
-    // Either way accept ran out: libuv dropped pending connections, or (its spare descriptor gone too) the listening
-    // socket reported the error, which the broker logs, leaving the rest in the backlog.
-    await until('accept runs out of descriptors', () => (dropped.length > 0 || stderr.includes('cannot accept a connection') ? true : undefined), 30_000);
-    expect(child.exitCode).toBeNull();
+      // Silent connections until the broker has no descriptor left: libuv then accepts and drops the pending ones at once
+      // (no bytes, no ERROR), which is how a test sees that accept ran out; the watchdog's closes send ERROR 8 first.
+      const dropped: net.Socket[] = [];
+      for (let i = 0; i < FD_LIMIT; i++) {
+        const s = net.connect(port, '127.0.0.1');
+        let got = 0;
+        s.on('data', (d: Buffer) => (got += d.length));
+        s.on('close', () => got === 0 && dropped.push(s));
+        s.on('error', () => undefined);
+        sockets.push(s);
+      }
+      // Either way accept ran out: libuv dropped pending connections, or (its spare descriptor gone too) the listening
+      // socket reported the error, which the broker logs, leaving the rest in the backlog.
+      await until(
+        'accept runs out of descriptors',
+        () => (dropped.length > 0 || stderr.includes('cannot accept a connection') ? true : undefined),
+        30_000,
+      );
+      expect(child.exitCode).toBeNull();
 
-    // The handshake watchdog closes the silent ones; a client that speaks the protocol gets in, the broker never died.
-    const client = await until('a new client authenticates', () => RawClient.authenticated(port).catch(() => undefined), 20_000);
-    await client.close();
-    expect(child.exitCode).toBeNull();
-    expect(stderr).not.toMatch(/Error: accept/);
-  });
+      // The handshake watchdog closes the silent ones; a client that speaks the protocol gets in, the broker never died.
+      const client = await until(
+        'a new client authenticates',
+        () => RawClient.authenticated(port).catch(() => undefined),
+        20_000,
+      );
+      await client.close();
+      expect(child.exitCode).toBeNull();
+      expect(stderr).not.toMatch(/Error: accept/);
+    },
+  );
 });

@@ -30,7 +30,8 @@ async function addressOf(run: CliRun, timeoutMs = 20_000): Promise<string> {
   for (;;) {
     const m = /CRATER_BROKER=(\S+)/.exec(out);
     if (m) return m[1]!;
-    if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`broker did not start: ${(await run.done).stderr}`);
+    if (run.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`broker did not start: ${(await run.done).stderr}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -31,7 +31,8 @@ async function addressOf(run: CliRun, timeoutMs = 20_000): Promise<number> {
   for (;;) {
     const m = /CRATER_BROKER=[^:\s]+:(\d+)/.exec(out);
     if (m) return Number(m[1]);
-    if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`broker did not start: ${(await run.done).stderr}`);
+    if (run.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`broker did not start: ${(await run.done).stderr}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -53,7 +54,10 @@ describe('crater broker start connection limits', () => {
     const second = await RawClient.connect(port);
     clients.push(second);
     const refusal = await second.waitFor((f) => f.op === Op.ERROR);
-    expect(second.error(refusal)).toEqual({ code: ErrorCode.RATE_LIMITED, message: 'too many connections from this address: 1 allowed' });
+    expect(second.error(refusal)).toEqual({
+      code: ErrorCode.RATE_LIMITED,
+      message: 'too many connections from this address: 1 allowed',
+    });
     await second.waitClosed();
     run.child.kill('SIGTERM');
     const result = await run.done;

@@ -136,9 +136,13 @@ describe('BaseCommand contracts (fixture CLI)', () => {
     dir = await mkdtemp(join(tmpdir(), 'crater-cli-frame-'));
     await mkdir(join(dir, 'commands'));
     const oclif = { bin: 'fixture', commands: './commands', topicSeparator: ' ' };
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'fixture', version: '1.0.0', type: 'module', oclif }));
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'fixture', version: '1.0.0', type: 'module', oclif }),
+    );
     const header = `import { BaseCommand, ExitCode, connectionFlags, formatHostPort } from '${base}';\nimport { CorruptDataError } from '${errors}';\n`;
-    for (const [name, body] of Object.entries(commands)) await writeFile(join(dir, 'commands', `${name}.js`), header + body);
+    for (const [name, body] of Object.entries(commands))
+      await writeFile(join(dir, 'commands', `${name}.js`), header + body);
     launcher = join(dir, 'run.js');
     const core = pathToFileURL(join(root, 'node_modules/@oclif/core/lib/index.js')).href;
     await writeFile(launcher, `import { execute } from '${core}';\nawait execute({ dir: import.meta.url });\n`);

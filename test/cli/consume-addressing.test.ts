@@ -5,7 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
-import { type CliBroker, type CliResult, createTopic as createTopicAt, crater as run, jsonLines, spawnCrater, startCliBroker } from '../helpers/cli.js';
+import {
+  type CliBroker,
+  type CliResult,
+  createTopic as createTopicAt,
+  crater as run,
+  jsonLines,
+  spawnCrater,
+  startCliBroker,
+} from '../helpers/cli.js';
 
 let server: CliBroker;
 let address: string;
@@ -50,19 +58,32 @@ afterAll(async () => {
 
 describe('--from and -p', () => {
   it('-p 2 --from beginning reads only partition 2; -p repeats', async () => {
-    expect(values(await crater(['consume', 'addr', '-p', '2', '-e', '--json']))).toEqual(['2:b1', '2:b2', '2:b3', '2:b4', '2:b5']);
+    expect(values(await crater(['consume', 'addr', '-p', '2', '-e', '--json']))).toEqual([
+      '2:b1',
+      '2:b2',
+      '2:b3',
+      '2:b4',
+      '2:b5',
+    ]);
     const both = values(await crater(['consume', 'addr', '-p', '1', '-p', '2', '-e', '--json']));
     expect(both.sort()).toEqual(['1:a1', '1:a2', '1:a3', '1:a4', '1:a5', '2:b1', '2:b2', '2:b3', '2:b4', '2:b5']);
   });
 
   it('--from -2 is the last 2 records of each partition', async () => {
-    expect(values(await crater(['consume', 'addr', '--from', '-2', '-e', '--json'])).sort()).toEqual(['1:a4', '1:a5', '2:b4', '2:b5']);
+    expect(values(await crater(['consume', 'addr', '--from', '-2', '-e', '--json'])).sort()).toEqual([
+      '1:a4',
+      '1:a5',
+      '2:b4',
+      '2:b5',
+    ]);
   });
 
   it('--from OFFSET starts at that offset (as printed by --json) in the chosen partition', async () => {
     const all = jsonLines((await crater(['consume', 'addr', '-p', '2', '-e', '--json'])).stdout);
     const third = all.find((e) => e.value.utf8 === 'b3');
-    expect(values(await crater(['consume', 'addr', '-p', '2', '--from', String(third.offset), '-e', '--json']))).toEqual(['2:b3', '2:b4', '2:b5']);
+    expect(
+      values(await crater(['consume', 'addr', '-p', '2', '--from', String(third.offset), '-e', '--json'])),
+    ).toEqual(['2:b3', '2:b4', '2:b5']);
   });
 
   it('--from @TIMESTAMP_MS starts at the first record stamped at or after it', async () => {
@@ -120,7 +141,9 @@ describe('reading does not surprise', () => {
     });
     expect((await child.done).code).toBe(0);
     expect(JSON.parse(first).value.utf8).toBe(lines[0]);
-    const rest = jsonLines((await crater(['consume', 'nopipe-loss', '--group', 'piped', '-e', '--json'])).stdout).map((e) => e.value.utf8);
+    const rest = jsonLines((await crater(['consume', 'nopipe-loss', '--group', 'piped', '-e', '--json'])).stdout).map(
+      (e) => e.value.utf8,
+    );
     // At-least-once: the second run may repeat what was in the pipe, but starts no later than record 2.
     expect(lines.indexOf(rest[0])).toBeLessThanOrEqual(1);
     expect(new Set([JSON.parse(first).value.utf8, ...rest])).toEqual(new Set(lines));
@@ -145,7 +168,10 @@ describe('against a MoonMQ broker (one that does not identify itself as crater)'
   it('--from -N, OFFSET and end use only the core protocol and work the same', async () => {
     server.broker.identity = { name: 'MoonMQ', version: 'v0.01' };
     try {
-      expect(values(await crater(['consume', 'addr', '--from', '-1', '-e', '--json'])).sort()).toEqual(['1:a5', '2:b5']);
+      expect(values(await crater(['consume', 'addr', '--from', '-1', '-e', '--json'])).sort()).toEqual([
+        '1:a5',
+        '2:b5',
+      ]);
       const end = await crater(['consume', 'addr', '--from', 'end', '-e', '--json']);
       expect([end.code, end.stdout]).toEqual([0, '']);
     } finally {

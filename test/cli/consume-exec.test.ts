@@ -50,13 +50,18 @@ async function readAll(topic: string, isolation?: 'read_committed'): Promise<Fet
 }
 
 async function produce(topic: string, values: string[]): Promise<void> {
-  await client.produceBatch(topic, values.map((v, i) => ({ key: `k${i}`, value: v })));
+  await client.produceBatch(
+    topic,
+    values.map((v, i) => ({ key: `k${i}`, value: v })),
+  );
 }
 
 async function committedAll(group: string, topic: string): Promise<boolean> {
   const { offsets } = await client.describeGroup(group);
   const ends = (await client.listOffsets(topic)).partitions;
-  return ends.every((p) => offsets.some((o) => o.topic === topic && o.partition === p.partition && o.offset === p.latest));
+  return ends.every((p) =>
+    offsets.some((o) => o.topic === topic && o.partition === p.partition && o.offset === p.latest),
+  );
 }
 
 describe('consume --exec', () => {
@@ -73,7 +78,21 @@ describe('consume --exec', () => {
       }
       console.log('batch of ' + lines.length);`,
     );
-    const res = await crater(['consume', 'scans', '--group', 'sorter', '--batch-size', '8', '--batch-timeout', '100ms', '--exec', cmd, '--idle-timeout', '1s', '--json']);
+    const res = await crater([
+      'consume',
+      'scans',
+      '--group',
+      'sorter',
+      '--batch-size',
+      '8',
+      '--batch-timeout',
+      '100ms',
+      '--exec',
+      cmd,
+      '--idle-timeout',
+      '1s',
+      '--json',
+    ]);
     expect(res.stderr).toMatch(/consumed 60 records from scans as group sorter/);
     expect(res.code).toBe(0);
     const processed = jsonLines(fs.readFileSync(out, 'utf8')).map((r) => r.value.utf8);
@@ -95,14 +114,34 @@ describe('consume --exec', () => {
     await createTopic(server.address, 'flaky', 1);
     await produce('flaky', ['a', 'b', 'c']);
     const seen = path.join(dir, 'attempts.txt');
-    const cmd = script('flaky', `fs.appendFileSync(${JSON.stringify(seen)}, env.CRATER_RETRY_ATTEMPT + ':' + lines.length + '\\n'); process.exit(lines.some((r) => r.value.utf8 === 'b') ? 3 : 0);`);
-    const res = await crater(['consume', 'flaky', '--group', 'g', '--batch-size', '3', '--exec', cmd, '--retries', '2', '--backoff', '10ms', '--idle-timeout', '500ms']);
+    const cmd = script(
+      'flaky',
+      `fs.appendFileSync(${JSON.stringify(seen)}, env.CRATER_RETRY_ATTEMPT + ':' + lines.length + '\\n'); process.exit(lines.some((r) => r.value.utf8 === 'b') ? 3 : 0);`,
+    );
+    const res = await crater([
+      'consume',
+      'flaky',
+      '--group',
+      'g',
+      '--batch-size',
+      '3',
+      '--exec',
+      cmd,
+      '--retries',
+      '2',
+      '--backoff',
+      '10ms',
+      '--idle-timeout',
+      '500ms',
+    ]);
     expect(res.code).toBe(0);
     expect(fs.readFileSync(seen, 'utf8')).toBe('0:3\n1:3\n2:3\n');
     const dlq = await readAll('flaky.dlq');
     expect(dlq.map((r) => r.value.toString())).toEqual(['a', 'b', 'c']);
     const withHeaders = (await client.fetch('flaky.dlq', 'h', { headers: true })).records;
-    expect(withHeaders[0]!.headers!.find((h) => h.name === 'crater.dlq.error')!.value.toString()).toBe('command exited with code 3');
+    expect(withHeaders[0]!.headers!.find((h) => h.name === 'crater.dlq.error')!.value.toString()).toBe(
+      'command exited with code 3',
+    );
     expect(res.stderr).toMatch(/2 retries, 3 dead-lettered/);
   });
 
@@ -110,8 +149,26 @@ describe('consume --exec', () => {
     await createTopic(server.address, 'mixed', 1);
     await produce('mixed', ['eu-1', 'test-2', 'us-3', 'eu-4']);
     const out = path.join(dir, 'filtered.txt');
-    const cmd = script('collect', `for (const r of lines) fs.appendFileSync(${JSON.stringify(out)}, r.value.utf8 + '\\n');`);
-    const res = await crater(['consume', 'mixed', '--group', 'g', '--exec', cmd, '--filter', 'value!~^test-', '--filter', 'value~^eu', '--batch-timeout', '50ms', '--idle-timeout', '500ms']);
+    const cmd = script(
+      'collect',
+      `for (const r of lines) fs.appendFileSync(${JSON.stringify(out)}, r.value.utf8 + '\\n');`,
+    );
+    const res = await crater([
+      'consume',
+      'mixed',
+      '--group',
+      'g',
+      '--exec',
+      cmd,
+      '--filter',
+      'value!~^test-',
+      '--filter',
+      'value~^eu',
+      '--batch-timeout',
+      '50ms',
+      '--idle-timeout',
+      '500ms',
+    ]);
     expect(res.code).toBe(0);
     expect(fs.readFileSync(out, 'utf8')).toBe('eu-1\neu-4\n');
     expect(res.stderr).toMatch(/2 filtered/);
@@ -120,7 +177,18 @@ describe('consume --exec', () => {
 
   it('refuses a burst below the batch size, and flags that make no sense with --exec', async () => {
     await createTopic(server.address, 'refuse', 1);
-    const burst = await crater(['consume', 'refuse', '--exec', 'cat', '--batch-size', '100', '--rate', '500/s', '--burst', '50']);
+    const burst = await crater([
+      'consume',
+      'refuse',
+      '--exec',
+      'cat',
+      '--batch-size',
+      '100',
+      '--rate',
+      '500/s',
+      '--burst',
+      '50',
+    ]);
     expect(burst.code).toBe(2);
     expect(burst.stderr).toMatch(/burst 50 is below maxSize 100/);
     const follow = await crater(['consume', 'refuse', '--exec', 'cat', '--follow']);
@@ -143,14 +211,30 @@ describe('consume --exec', () => {
         fs.readFileSync(env.HOLD);
       }`,
     );
-    const args = ['consume', 'in', '--group', 'tx', '--batch-size', '10', '--batch-timeout', '50ms', '--exec', cmd, '--transactional', '--idle-timeout', '500ms'];
+    const args = [
+      'consume',
+      'in',
+      '--group',
+      'tx',
+      '--batch-size',
+      '10',
+      '--batch-timeout',
+      '50ms',
+      '--exec',
+      cmd,
+      '--transactional',
+      '--idle-timeout',
+      '500ms',
+    ];
     const first = spawnCrater(args, { broker: server.address, env: { HOLD: hold } });
     first.child.stdin.end();
     let stderr = '';
     first.child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     await until(() => stderr.includes('holding'), 'the second batch to be running', 20_000);
     expect((await readAll('out', 'read_committed')).length).toBe(10);
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => first.child.once('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      first.child.once('exit', (_code, signal) => resolve(signal)),
+    );
     first.child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     // The command, in a process group of its own, still holds crater's stderr open: release it so the pipe closes.
@@ -169,7 +253,9 @@ describe('consume --exec', () => {
     const fifo = path.join(dir, 'go');
     execFileSync('mkfifo', [fifo]);
     const cmd = script('slow', `process.stderr.write('started\\n'); fs.readFileSync(${JSON.stringify(fifo)});`);
-    const child = spawnCrater(['consume', 'slow', '--group', 's', '--batch-size', '2', '--exec', cmd], { broker: server.address });
+    const child = spawnCrater(['consume', 'slow', '--group', 's', '--batch-size', '2', '--exec', cmd], {
+      broker: server.address,
+    });
     child.child.stdin.end();
     let stderr = '';
     child.child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

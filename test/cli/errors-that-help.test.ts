@@ -31,7 +31,9 @@ describe('usage errors', () => {
     expect(r.stderr.trim()).toBe('Error [ERR_USAGE]: unknown command "topic creat"; did you mean "topic create"?');
     const j = await crater(['grup', 'list', '--json']);
     expect(j.code).toBe(2);
-    expect(JSON.parse(j.stdout)).toEqual({ error: { code: 'ERR_USAGE', message: 'unknown command "grup list"; did you mean "group list"?' } });
+    expect(JSON.parse(j.stdout)).toEqual({
+      error: { code: 'ERR_USAGE', message: 'unknown command "grup list"; did you mean "group list"?' },
+    });
   });
 
   it('-h is --help', async () => {
@@ -42,7 +44,7 @@ describe('usage errors', () => {
     expect(short.stdout).toMatch(/--if-not-exists/);
   });
 
-  it('a missing argument is one line without oclif\'s note about multi-value flags', async () => {
+  it("a missing argument is one line without oclif's note about multi-value flags", async () => {
     const r = await crater(['produce']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('Error [ERR_USAGE]: missing argument TOPIC (Topic to produce to) (see --help)');
@@ -50,7 +52,10 @@ describe('usage errors', () => {
 
   it('segments inspect and state dump on a path that does not exist: exit 2, nothing on stdout but the JSON error', async () => {
     const missing = path.join(tmp, 'no-such-dir');
-    for (const args of [['segments', 'inspect', missing], ['state', 'dump', missing]]) {
+    for (const args of [
+      ['segments', 'inspect', missing],
+      ['state', 'dump', missing],
+    ]) {
       const r = await crater([...args, '--json']);
       expect(r.code).toBe(2);
       expect(JSON.parse(r.stdout).error).toEqual({ code: 'ERR_USAGE', message: `path "${missing}" does not exist` });
@@ -59,7 +64,9 @@ describe('usage errors', () => {
 
   it('state dump decodes a copied partition dir by its content, whatever its parent is called', async () => {
     const copy = path.join(tmp, 'copied', 'partition-12');
-    await fs.cp(path.join(repoRoot, 'fixtures', 'producer-state', '__producer_state', 'partition-12'), copy, { recursive: true });
+    await fs.cp(path.join(repoRoot, 'fixtures', 'producer-state', '__producer_state', 'partition-12'), copy, {
+      recursive: true,
+    });
     const r = await crater(['state', 'dump', copy, '--history', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
@@ -71,7 +78,11 @@ describe('usage errors', () => {
 describe('errors from the broker side', () => {
   it('topic create --if-not-exists succeeds on an existing topic and leaves it as it is', async () => {
     const env = { broker: server.address };
-    expect(JSON.parse((await crater(['topic', 'create', 'again', '-p', '2', '--json'], '', env)).stdout)).toEqual({ topic: 'again', partitions: 2, created: true });
+    expect(JSON.parse((await crater(['topic', 'create', 'again', '-p', '2', '--json'], '', env)).stdout)).toEqual({
+      topic: 'again',
+      partitions: 2,
+      created: true,
+    });
     const plain = await crater(['topic', 'create', 'again', '--json'], '', env);
     expect(plain.code).toBe(1);
     const rerun = await crater(['topic', 'create', 'again', '-p', '5', '--if-not-exists', '--json'], '', env);
@@ -87,7 +98,9 @@ describe('errors from the broker side', () => {
     const r = await crater(['topic', 'list', '--json'], '', { broker: `127.0.0.1:${port}` });
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain(`is a broker running at 127.0.0.1:${port}? start one with \`crater broker start\`, or set CRATER_BROKER / --broker`);
+    expect(r.stderr).toContain(
+      `is a broker running at 127.0.0.1:${port}? start one with \`crater broker start\`, or set CRATER_BROKER / --broker`,
+    );
     expect(JSON.parse(r.stdout).error.code).toBe('ERR_CONNECTION');
   });
 });

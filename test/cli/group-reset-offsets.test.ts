@@ -5,7 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
-import { type CliBroker, type CliResult, createTopic, crater as run, jsonLines, startCliBroker } from '../helpers/cli.js';
+import {
+  type CliBroker,
+  type CliResult,
+  createTopic,
+  crater as run,
+  jsonLines,
+  startCliBroker,
+} from '../helpers/cli.js';
 
 let server: CliBroker;
 let address: string;
@@ -34,14 +41,28 @@ describe('group reset-offsets', () => {
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.executed).toBe(false);
-    expect(report.partitions.map((p: { partition: number; target: number }) => [p.partition, p.target])).toEqual([[1, 0], [2, 0]]);
+    expect(report.partitions.map((p: { partition: number; target: number }) => [p.partition, p.target])).toEqual([
+      [1, 0],
+      [2, 0],
+    ]);
     expect(report.partitions.every((p: { current: number }) => p.current > 0)).toBe(true);
     const after = await crater(['consume', 'ledger', '--group', 'acct', '-e', '--json']);
     expect(jsonLines(after.stdout)).toEqual([]);
   });
 
   it('--execute --to earliest --partition 2 rewinds only partition 2', async () => {
-    const r = await crater(['group', 'reset-offsets', 'acct', 'ledger', '--to', 'earliest', '--partition', '2', '--execute', '--json']);
+    const r = await crater([
+      'group',
+      'reset-offsets',
+      'acct',
+      'ledger',
+      '--to',
+      'earliest',
+      '--partition',
+      '2',
+      '--execute',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).partitions.map((p: { partition: number }) => p.partition)).toEqual([2]);
     const again = await crater(['consume', 'ledger', '--group', 'acct', '-e', '--json']);
@@ -51,7 +72,11 @@ describe('group reset-offsets', () => {
   it('--to -1 --execute leaves the last record of each partition to read', async () => {
     expect((await crater(['group', 'reset-offsets', 'acct', 'ledger', '--to', '-1', '--execute'])).code).toBe(0);
     const again = await crater(['consume', 'ledger', '--group', 'acct', '-e', '--json']);
-    expect(jsonLines(again.stdout).map((e) => e.value.utf8).sort()).toEqual(['a3', 'b2']);
+    expect(
+      jsonLines(again.stdout)
+        .map((e) => e.value.utf8)
+        .sort(),
+    ).toEqual(['a3', 'b2']);
   });
 
   it('is refused (exit 1) while the group has a live member, and needs --dry-run or --execute (exit 2)', async () => {

@@ -29,7 +29,9 @@ describe('help pages', () => {
   it('every crater command page shows EXAMPLES before FLAGS, each example a `$` line', async () => {
     const config = await Config.load(repoRoot);
     // formatCommand is protected in oclif's typings; it is what `crater CMD --help` prints.
-    const help = new CraterHelp(config, { stripAnsi: true }) as unknown as { formatCommand(c: (typeof config.commands)[number]): string };
+    const help = new CraterHelp(config, { stripAnsi: true }) as unknown as {
+      formatCommand(c: (typeof config.commands)[number]): string;
+    };
     const ours = config.commands.filter((c) => c.pluginName === 'crater');
     expect(ours.length).toBeGreaterThan(15);
     for (const command of ours) {

@@ -38,7 +38,10 @@ function shape(manifest: Manifest) {
           flags: Object.fromEntries(
             Object.entries(c.flags)
               .sort(([a], [b]) => a.localeCompare(b))
-              .map(([name, f]) => [name, { type: f.type, char: f.char, env: f.env, multiple: f.multiple, options: f.options }]),
+              .map(([name, f]) => [
+                name,
+                { type: f.type, char: f.char, env: f.env, multiple: f.multiple, options: f.options },
+              ]),
           ),
           args: Object.fromEntries(Object.entries(c.args).map(([name, a]) => [name, { required: a.required }])),
           summary: c.summary,

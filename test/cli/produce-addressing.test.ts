@@ -8,7 +8,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
-import { type CliBroker, type CliResult, createTopic as createTopicAt, crater as run, jsonLines, spawnCrater, startCliBroker } from '../helpers/cli.js';
+import {
+  type CliBroker,
+  type CliResult,
+  createTopic as createTopicAt,
+  crater as run,
+  jsonLines,
+  spawnCrater,
+  startCliBroker,
+} from '../helpers/cli.js';
 
 let server: CliBroker;
 let address: string;
@@ -116,7 +124,10 @@ describe('addressing and record boundaries', () => {
   });
 
   it('a missing topic stops at the first record with a `crater topic create` hint, not one line per record', async () => {
-    const r = await crater(['produce', 'nowhere', '--json'], Array.from({ length: 1001 }, (_, i) => `r${i}`).join('\n'));
+    const r = await crater(
+      ['produce', 'nowhere', '--json'],
+      Array.from({ length: 1001 }, (_, i) => `r${i}`).join('\n'),
+    );
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('crater topic create nowhere');
@@ -138,7 +149,9 @@ describe('interrupts', () => {
     child.child.kill('SIGINT');
     const { code, stderr } = await child.done;
     expect(code).toBe(130);
-    expect(stderr).toMatch(/interrupted: produced 3 of 3 records to interrupted .*; the rest of the input was not read/);
+    expect(stderr).toMatch(
+      /interrupted: produced 3 of 3 records to interrupted .*; the rest of the input was not read/,
+    );
     expect(await stored('interrupted')).toEqual(['1:one', '1:two', '1:three']);
   }, 60_000);
 });

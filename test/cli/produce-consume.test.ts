@@ -6,7 +6,15 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
 import { decodeBytes } from '../../src/cli/render/envelope.js';
-import { type CliBroker, type CliResult, createTopic as createTopicAt, crater as run, jsonLines, spawnCrater, startCliBroker } from '../helpers/cli.js';
+import {
+  type CliBroker,
+  type CliResult,
+  createTopic as createTopicAt,
+  crater as run,
+  jsonLines,
+  spawnCrater,
+  startCliBroker,
+} from '../helpers/cli.js';
 
 let server: CliBroker;
 let address: string;
@@ -29,7 +37,14 @@ afterAll(async () => {
 const binaryKey = Buffer.from([0x00, 0xff, 0x0a, 0x0d, 0xc3, 0x28]);
 const binaryValue = Buffer.from([0xde, 0xad, 0x00, 0xbe, 0xef]);
 const envelopes = [
-  { key: { base64: binaryKey.toString('base64') }, value: { base64: binaryValue.toString('base64') }, headers: [{ name: 'h', value: { hex: '00ff' } }, { name: 'h', value: { utf8: 'dup' } }] },
+  {
+    key: { base64: binaryKey.toString('base64') },
+    value: { base64: binaryValue.toString('base64') },
+    headers: [
+      { name: 'h', value: { hex: '00ff' } },
+      { name: 'h', value: { utf8: 'dup' } },
+    ],
+  },
   { key: null, value: { utf8: '' }, headers: [] },
   { key: { utf8: 'k' }, value: { utf8: 'line\nbreak ✓' }, headers: [{ name: 'empty', value: { utf8: '' } }] },
 ];
@@ -55,7 +70,11 @@ describe('produce → consume round trip', () => {
     // Encodings may differ (hex in, base64 out); the bytes may not.
     const bytes = (f: unknown) => (f === null ? null : decodeBytes(f, 'test')!.toString('hex'));
     const canonical = (e: { key: unknown; value: unknown; headers: Array<{ name: string; value: unknown }> }) =>
-      JSON.stringify({ key: bytes(e.key), value: bytes(e.value), headers: e.headers.map((h) => [h.name, bytes(h.value)]) });
+      JSON.stringify({
+        key: bytes(e.key),
+        value: bytes(e.value),
+        headers: e.headers.map((h) => [h.name, bytes(h.value)]),
+      });
     expect(got.map(canonical).sort()).toEqual(envelopes.map(canonical).sort());
     expect(got.find((e) => e.key === null).value).toEqual({ utf8: '' });
     for (const e of got) {
@@ -71,7 +90,10 @@ describe('produce → consume round trip', () => {
       const { records } = await client.fetch('rt-copy', 'verify', { maxRecords: 10, headers: true });
       const original = records.find((r) => r.value.equals(binaryValue));
       expect(original?.key.equals(binaryKey)).toBe(true);
-      expect(original?.headers?.map((h) => [h.name, h.value.toString('hex')])).toEqual([['h', '00ff'], ['h', Buffer.from('dup').toString('hex')]]);
+      expect(original?.headers?.map((h) => [h.name, h.value.toString('hex')])).toEqual([
+        ['h', '00ff'],
+        ['h', Buffer.from('dup').toString('hex')],
+      ]);
       expect(records.some((r) => r.value.length === 0 && r.key.length === 0)).toBe(true);
     } finally {
       await client.close();
@@ -80,7 +102,10 @@ describe('produce → consume round trip', () => {
 
   it('line input: -K splits key and value, -H headers keep order and duplicates, --format prints them', async () => {
     await createTopic('lines', 1);
-    const produced = await crater(['produce', 'lines', '-K', ':', '-H', 'src=cli', '-H', 'src=again'], 'a:1\n\nnokey\nb:x:y\n');
+    const produced = await crater(
+      ['produce', 'lines', '-K', ':', '-H', 'src=cli', '-H', 'src=again'],
+      'a:1\n\nnokey\nb:x:y\n',
+    );
     expect(produced.code).toBe(0);
     expect(produced.stdout).toBe('');
     const consumed = await crater(['consume', 'lines', '--from', 'beginning', '-e', '-f', '%k=%s|%h|%K\\n']);
@@ -117,9 +142,16 @@ describe('produce → consume round trip', () => {
 
   it('fails only the record over the 64 KiB value cap, naming its line; the others land (exit 1)', async () => {
     await createTopic('capped', 1);
-    const r = await crater(['produce', 'capped', '--batch', '10', '--json'], `small\n${'x'.repeat(70_000)}\nalso small\n`);
+    const r = await crater(
+      ['produce', 'capped', '--batch', '10', '--json'],
+      `small\n${'x'.repeat(70_000)}\nalso small\n`,
+    );
     expect(r.code).toBe(1);
-    expect(jsonLines(r.stdout).map((d) => [d.line, d.error?.code ?? 'ok'])).toEqual([[1, 'ok'], [2, 'ERR_USAGE'], [3, 'ok']]);
+    expect(jsonLines(r.stdout).map((d) => [d.line, d.error?.code ?? 'ok'])).toEqual([
+      [1, 'ok'],
+      [2, 'ERR_USAGE'],
+      [3, 'ok'],
+    ]);
     expect(r.stderr).toMatch(/record 1 \(stdin:2\).*value is 70000 bytes/);
   });
 });
@@ -215,7 +247,11 @@ describe('fetch', () => {
     expect(doc.records[0].headers).toBeNull();
     const batched = await crater(['fetch', 'shapes', '--group', 'fb', '--raw', '--json']);
     const b = JSON.parse(batched.stdout);
-    expect([b.shape, b.frames, b.records.map((r: { value: { utf8: string } }) => r.value.utf8)]).toEqual(['batch', 2, ['a', 'b', 'c']]);
+    expect([b.shape, b.frames, b.records.map((r: { value: { utf8: string } }) => r.value.utf8)]).toEqual([
+      'batch',
+      2,
+      ['a', 'b', 'c'],
+    ]);
     expect(b.rawFrames.map((f: { name: string }) => f.name)).toEqual(['RECORD_BATCH', 'OK']);
     expect(b.rawFrames[0].payload).toMatch(/^[0-9a-f]+$/);
     const human = await crater(['fetch', 'shapes', '--group', 'fh', '--legacy']);

@@ -23,23 +23,33 @@ function stored(topic: string): LogRecord[] {
   return temp.broker.topics.requireTopic(topic).partitions.flatMap((log) => log.read(0n, { maxRecords: 10_000 }));
 }
 
-const produce = (topic: string, flags: string[], input: string) => crater(['produce', topic, ...flags], input, { broker: address });
+const produce = (topic: string, flags: string[], input: string) =>
+  crater(['produce', topic, ...flags], input, { broker: address });
 
 describe('crater produce --idempotent', () => {
   it('lands each record once through one idempotent session, and --json reports every delivery', async () => {
     await createTopic(address, 'idem', 2);
     const lines = ['a', 'b', 'c', 'd', 'e'];
     const pidBefore = temp.broker.producerState.nextPid;
-    const r = await produce('idem', ['--idempotent', '--json', '-K', ':'], lines.map((v, i) => `k${i}:${v}`).join('\n') + '\n');
+    const r = await produce(
+      'idem',
+      ['--idempotent', '--json', '-K', ':'],
+      lines.map((v, i) => `k${i}:${v}`).join('\n') + '\n',
+    );
     expect(r.code, r.stderr).toBe(0);
     // INIT_PRODUCER_ID ran once: one ephemeral pid was issued.
     expect(temp.broker.producerState.nextPid).toBe(pidBefore + 1n);
     const reports = jsonLines(r.stdout);
     expect(reports.map((d) => d.index)).toEqual([0, 1, 2, 3, 4]);
-    for (const d of reports) expect(d).toMatchObject({ topic: 'idem', partition: expect.any(Number), offset: expect.any(Number) });
+    for (const d of reports)
+      expect(d).toMatchObject({ topic: 'idem', partition: expect.any(Number), offset: expect.any(Number) });
     expect(reports.some((d) => 'error' in d)).toBe(false);
 
-    expect(stored('idem').map((rec) => rec.value.toString()).sort()).toEqual(lines);
+    expect(
+      stored('idem')
+        .map((rec) => rec.value.toString())
+        .sort(),
+    ).toEqual(lines);
     // Each report names the (partition, offset) its record landed at, and no record landed twice.
     const byPartition = new Map<number, string[]>();
     for (const d of reports) byPartition.set(d.partition, [...(byPartition.get(d.partition) ?? []), String(d.offset)]);
@@ -79,7 +89,11 @@ describe('crater produce --idempotent', () => {
     await createTopic(address, 'frame');
     // Two 100-byte values make a 248-byte plain PRODUCE_BATCH to "frame", 262 bytes once idempotent: over 250.
     const values = ['a', 'b', 'c', 'd'].map((c) => c.repeat(100));
-    const r = await produce('frame', ['--idempotent', '--batch', '10', '--max-frame-size', '250'], values.join('\n') + '\n');
+    const r = await produce(
+      'frame',
+      ['--idempotent', '--batch', '10', '--max-frame-size', '250'],
+      values.join('\n') + '\n',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/produced 4 of 4 records to frame in 4 requests/);
     expect(stored('frame').map((rec) => rec.value.toString())).toEqual(values);

@@ -10,7 +10,15 @@ import type { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/client.js';
 import { TxnState } from '../../src/storage/txn-state-codec.js';
 import { eventually } from '../helpers/eventually.js';
-import { type CliBroker, type CliResult, type CliRun, createTopic as createTopicAt, crater as run, spawnCrater as spawnAt, startCliBroker } from '../helpers/cli.js';
+import {
+  type CliBroker,
+  type CliResult,
+  type CliRun,
+  createTopic as createTopicAt,
+  crater as run,
+  spawnCrater as spawnAt,
+  startCliBroker,
+} from '../helpers/cli.js';
 
 let server: CliBroker;
 let broker: Broker;
@@ -28,9 +36,25 @@ function crater(args: string[], input: string): Promise<CliResult> {
 const createTopic = (name: string, partitions = 1): Promise<void> => createTopicAt(address, name, partitions);
 
 async function consumed(topic: string, isolation: 'read_committed' | 'read_uncommitted'): Promise<string[]> {
-  const r = await crater(['consume', topic, '--group', `g-${isolation}-${Math.random()}`, '--isolation', isolation, '-e', '--format', '%s\n'], '');
+  const r = await crater(
+    [
+      'consume',
+      topic,
+      '--group',
+      `g-${isolation}-${Math.random()}`,
+      '--isolation',
+      isolation,
+      '-e',
+      '--format',
+      '%s\n',
+    ],
+    '',
+  );
   expect(r.stderr).not.toMatch(/Error/);
-  return r.stdout.split('\n').filter((l) => l !== '').sort();
+  return r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .sort();
 }
 
 /** Waits (polling up to a deadline) until the producer's transaction has appended `n` records. */
@@ -55,7 +79,10 @@ afterAll(async () => {
 describe('crater produce --transactional', () => {
   it('commits the whole input at its end; read_committed consumers see every record', async () => {
     await createTopic('t-commit', 2);
-    const r = await crater(['produce', 't-commit', '--producer-name', 'cli-commit', '--transactional', '--batch', '2'], 'a\nb\nc\n');
+    const r = await crater(
+      ['produce', 't-commit', '--producer-name', 'cli-commit', '--transactional', '--batch', '2'],
+      'a\nb\nc\n',
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('transaction committed: 3 records');
     expect(broker.transactions.get('cli-commit')!.state).toBe(TxnState.COMPLETE_COMMIT);
@@ -65,7 +92,10 @@ describe('crater produce --transactional', () => {
   it('aborts on the first failed record, says why and exits 1; read_committed sees none of it', async () => {
     await createTopic('t-fail');
     const input = '{"value":{"utf8":"ok"}}\nnot json\n{"value":{"utf8":"never"}}\n';
-    const r = await crater(['produce', 't-fail', '--producer-name', 'cli-fail', '--transactional', '--input', 'jsonl'], input);
+    const r = await crater(
+      ['produce', 't-fail', '--producer-name', 'cli-fail', '--transactional', '--input', 'jsonl'],
+      input,
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/transaction aborted \(failure: .+\)/);
     expect(broker.transactions.get('cli-fail')!.state).toBe(TxnState.COMPLETE_ABORT);
@@ -77,20 +107,24 @@ describe('crater produce --transactional', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 1],
-  ] as const)('aborts on %s, says so on stderr and exits %i', async (signal, exitCode) => {
-    const topic = `t-${signal.toLowerCase()}`;
-    await createTopic(topic);
-    const run = spawnCrater(['produce', topic, '--producer-name', `cli-${signal}`, '--transactional']);
-    run.child.stdin.write('one\ntwo\n');
-    await untilAppended(topic, 2);
-    run.child.kill(signal);
-    const r = await run.done;
-    expect(r.code).toBe(exitCode);
-    expect(r.stderr).toContain(`transaction aborted (${signal})`);
-    expect(broker.transactions.get(`cli-${signal}`)!.state).toBe(TxnState.COMPLETE_ABORT);
-    expect(await consumed(topic, 'read_committed')).toEqual([]);
-    expect(await consumed(topic, 'read_uncommitted')).toEqual(['one', 'two']);
-  }, 60_000);
+  ] as const)(
+    'aborts on %s, says so on stderr and exits %i',
+    async (signal, exitCode) => {
+      const topic = `t-${signal.toLowerCase()}`;
+      await createTopic(topic);
+      const run = spawnCrater(['produce', topic, '--producer-name', `cli-${signal}`, '--transactional']);
+      run.child.stdin.write('one\ntwo\n');
+      await untilAppended(topic, 2);
+      run.child.kill(signal);
+      const r = await run.done;
+      expect(r.code).toBe(exitCode);
+      expect(r.stderr).toContain(`transaction aborted (${signal})`);
+      expect(broker.transactions.get(`cli-${signal}`)!.state).toBe(TxnState.COMPLETE_ABORT);
+      expect(await consumed(topic, 'read_committed')).toEqual([]);
+      expect(await consumed(topic, 'read_uncommitted')).toEqual(['one', 'two']);
+    },
+    60_000,
+  );
 
   it('refuses --transactional without --producer-name as a usage error, sending nothing', async () => {
     await createTopic('t-usage');
@@ -122,9 +156,16 @@ describe('reading around an open transaction', () => {
     }
     expect(await consumed('t-open', 'read_committed')).toEqual(['before', 'pending']);
     const inspect = await crater(['segments', 'inspect', path.join(dataDir, 't-open'), '--jsonl'], '');
-    const lines = inspect.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, any>);
+    const lines = inspect.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     const records = lines.filter((l) => 'attrs' in l);
-    expect(records.map((r) => [r.transactional, r.control])).toEqual([[false, false], [true, false], [false, true]]);
+    expect(records.map((r) => [r.transactional, r.control])).toEqual([
+      [false, false],
+      [true, false],
+      [false, true],
+    ]);
     const marker = records[2]!.controlMarker as Record<string, unknown>;
     expect(marker.marker).toBe('COMMIT');
     expect(String(records[1]!.producerId)).toBe(String(marker.producerId));

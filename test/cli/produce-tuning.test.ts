@@ -19,13 +19,18 @@ afterAll(async () => {
   await temp?.cleanup();
 });
 
-const produce = (topic: string, flags: string[], input: string) => crater(['produce', topic, ...flags], input, { broker: address });
+const produce = (topic: string, flags: string[], input: string) =>
+  crater(['produce', topic, ...flags], input, { broker: address });
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`).join('\n') + '\n';
 
 describe('crater produce through the accumulator', () => {
   it('--batch caps records per batch, --json keeps input order and says acked, --stats prints the metrics', async () => {
     await createTopic(address, 'tuned', 2);
-    const r = await produce('tuned', ['--batch', '3', '--linger', '10s', '--max-in-flight', '2', '--json', '--stats'], lines(10));
+    const r = await produce(
+      'tuned',
+      ['--batch', '3', '--linger', '10s', '--max-in-flight', '2', '--json', '--stats'],
+      lines(10),
+    );
     expect(r.code, r.stderr).toBe(0);
     const reports = jsonLines(r.stdout);
     expect(reports.map((d) => d.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -51,7 +56,9 @@ describe('crater produce through the accumulator', () => {
     await createTopic(address, 'tuned-refused', 1);
     const r = await produce('tuned-refused', ['--delivery-timeout', '5s', '--timeout', '10s'], lines(3));
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/deliveryTimeoutMs must be at least lingerMs \+ requestTimeoutMs \(5 \+ 10000 = 10005 ms\), got 5000/);
+    expect(r.stderr).toMatch(
+      /deliveryTimeoutMs must be at least lingerMs \+ requestTimeoutMs \(5 \+ 10000 = 10005 ms\), got 5000/,
+    );
     expect(temp.broker.topics.requireTopic('tuned-refused').partitions[0]!.read(0n, { maxRecords: 10 })).toEqual([]);
   }, 60_000);
 });

@@ -61,8 +61,12 @@ describe('client profiles', () => {
   });
 
   it('the environment beats the profile, and a flag beats both', async () => {
-    expect(topics(await crater(['topic', 'list', '--profile', 'bad', '--json'], { CRATER_BROKER: server.address }))).toContain('from-profile');
-    const flagWins = await crater(['topic', 'list', '--profile', 'bad', '--broker', server.address, '--json'], { CRATER_BROKER: closedAddress });
+    expect(
+      topics(await crater(['topic', 'list', '--profile', 'bad', '--json'], { CRATER_BROKER: server.address })),
+    ).toContain('from-profile');
+    const flagWins = await crater(['topic', 'list', '--profile', 'bad', '--broker', server.address, '--json'], {
+      CRATER_BROKER: closedAddress,
+    });
     expect(topics(flagWins)).toContain('from-profile');
   });
 
@@ -76,6 +80,8 @@ describe('client profiles', () => {
     const fromProfile = await crater(['topic', 'list', '--profile', 'kafka']);
     const fromFlag = await run(['topic', 'list', '--broker', 'kafka://b1:9092,b2:9092'], '', {});
     expect(fromProfile.code).toBe(fromFlag.code);
-    expect(fromProfile.stderr.replace(/CRATER_BROKER|--broker/g, '')).toBe(fromFlag.stderr.replace(/CRATER_BROKER|--broker/g, ''));
+    expect(fromProfile.stderr.replace(/CRATER_BROKER|--broker/g, '')).toBe(
+      fromFlag.stderr.replace(/CRATER_BROKER|--broker/g, ''),
+    );
   });
 });

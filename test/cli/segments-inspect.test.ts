@@ -9,7 +9,6 @@ import { crater, repoRoot } from '../helpers/cli.js';
 
 const fixture = path.join(repoRoot, 'fixtures', 'data-dir');
 
-
 let dir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-cli-inspect-'));
@@ -43,12 +42,23 @@ describe('crater segments inspect', () => {
 
   it('renders payloads in the chosen encodings', async () => {
     const r = await crater([
-      'segments', 'inspect', path.join(fixture, 'orders', 'partition-1'),
-      '--json', '--level', 'payload', '--key-encoding', 'hex', '--value-encoding', 'base64',
+      'segments',
+      'inspect',
+      path.join(fixture, 'orders', 'partition-1'),
+      '--json',
+      '--level',
+      'payload',
+      '--key-encoding',
+      'hex',
+      '--value-encoding',
+      'base64',
     ]);
     expect(r.code).toBe(0);
     const recs = JSON.parse(r.stdout).partitions[0].segments.flatMap((s: { records: unknown[] }) => s.records);
-    expect(recs[0]).toMatchObject({ key: Buffer.from('order-1').toString('hex'), value: Buffer.from('plain value').toString('base64') });
+    expect(recs[0]).toMatchObject({
+      key: Buffer.from('order-1').toString('hex'),
+      value: Buffer.from('plain value').toString('base64'),
+    });
     expect(recs[1].value).toBe(Buffer.from('gzip value, gzip value').toString('base64'));
     expect(recs[5].headers).toEqual([
       { name: 'trace-id', value: Buffer.from('abc123').toString('base64') },
@@ -73,8 +83,20 @@ describe('crater segments inspect', () => {
     const { partition } = corruptCopy();
     const r = await crater(['segments', 'inspect', partition, '--jsonl', '--verify']);
     expect(r.code).toBe(3);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.type)).toEqual(['record', 'record', 'record', 'record', 'record', 'record', 'finding', 'summary']);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.type)).toEqual([
+      'record',
+      'record',
+      'record',
+      'record',
+      'record',
+      'record',
+      'finding',
+      'summary',
+    ]);
     expect(lines[0]).toMatchObject({ topic: 'orders', partition: 1, offset: 0, crcValid: false });
     expect(lines[7]).toMatchObject({ records: 6, findings: 1, findingsByKind: { 'crc-mismatch': 1 } });
   });

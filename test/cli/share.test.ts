@@ -28,7 +28,10 @@ async function json(args: string[]): Promise<any> {
 async function produce(topic: string, values: string[]): Promise<void> {
   const c = await connect({ broker: address });
   try {
-    await c.produceBatch(topic, values.map((value) => ({ value })));
+    await c.produceBatch(
+      topic,
+      values.map((value) => ({ value })),
+    );
   } finally {
     await c.close();
   }
@@ -46,12 +49,21 @@ afterAll(async () => {
 describe('share consume', () => {
   it('prints records as JSON lines with deliveryCount; release hands them back with the count raised', async () => {
     await json(['topic', 'create', 'jobs', '--partitions', '1']);
-    expect(await json(['share', 'alter', 'g1', '--set', 'auto.offset.reset=earliest'])).toEqual({ group: 'g1', set: { 'auto.offset.reset': 'earliest' } });
+    expect(await json(['share', 'alter', 'g1', '--set', 'auto.offset.reset=earliest'])).toEqual({
+      group: 'g1',
+      set: { 'auto.offset.reset': 'earliest' },
+    });
     await produce('jobs', ['a', 'b']);
     const first = await crater(['share', 'consume', 'jobs', '--group', 'g1', '-n', '2', '--ack', 'release', '--json']);
     expect(first.code, first.stderr).toBe(0);
-    const lines = first.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => [l.value.utf8, l.deliveryCount])).toEqual([['a', 1], ['b', 1]]);
+    const lines = first.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.value.utf8, l.deliveryCount])).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
     expect(first.stderr).toMatch(/released 2/);
     const second = await crater(['share', 'consume', 'jobs', '--group', 'g1', '-n', '2']);
     expect(second.stdout).toBe('a\nb\n');
@@ -91,11 +103,26 @@ describe('share describe, list, alter, reset, state', () => {
   });
 
   it('a bad config is exit 1 and applies nothing; reset moves the SPSO back', async () => {
-    const bad = await crater(['share', 'alter', 'g3', '--set', 'delivery.count.limit=0', '--set', 'record.lock.duration.ms=5']);
+    const bad = await crater([
+      'share',
+      'alter',
+      'g3',
+      '--set',
+      'delivery.count.limit=0',
+      '--set',
+      'record.lock.duration.ms=5',
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/INVALID_CONFIG/);
-    expect((await json(['share', 'describe', 'g3'])).config).toContainEqual({ key: 'record.lock.duration.ms', value: '30000' });
-    expect(await json(['share', 'reset', 'g3', '--to', 'earliest'])).toEqual({ group: 'g3', to: 'earliest', topic: null });
+    expect((await json(['share', 'describe', 'g3'])).config).toContainEqual({
+      key: 'record.lock.duration.ms',
+      value: '30000',
+    });
+    expect(await json(['share', 'reset', 'g3', '--to', 'earliest'])).toEqual({
+      group: 'g3',
+      to: 'earliest',
+      topic: null,
+    });
     const again = await crater(['share', 'consume', 'admin', '--group', 'g3', '-n', '3']);
     expect(again.stdout.split('\n').filter(Boolean).sort()).toEqual(['x', 'y', 'z']);
     const human = await crater(['share', 'describe', 'g3']);
@@ -126,13 +153,17 @@ describe('share describe, list, alter, reset, state', () => {
     expect(snap.records.map((r: any) => r.state)).toEqual([]);
     expect(report.entries.find((e: any) => e.kind === 'config').config).toEqual({ 'auto.offset.reset': 'earliest' });
     const history = JSON.parse((await crater(['share', 'state', dir, '--group', 'g1', '--history', '--json'])).stdout);
-    const counts = history.entries.filter((e: any) => e.kind === 'partition').flatMap((e: any) => e.records.map((r: any) => r.deliveryCount));
+    const counts = history.entries
+      .filter((e: any) => e.kind === 'partition')
+      .flatMap((e: any) => e.records.map((r: any) => r.deliveryCount));
     expect(Math.max(...counts)).toBe(2);
 
     const copy = path.join(path.dirname(dir), `${path.basename(dir)}-copy`);
     await fs.cp(path.join(dir, '__share_group_state'), path.join(copy, '__share_group_state'), { recursive: true });
     try {
-      const logs = (await fs.readdir(path.join(copy, '__share_group_state'), { recursive: true })).filter((f) => String(f).endsWith('.log'));
+      const logs = (await fs.readdir(path.join(copy, '__share_group_state'), { recursive: true })).filter((f) =>
+        String(f).endsWith('.log'),
+      );
       let damaged = false;
       for (const f of logs) {
         const file = path.join(copy, '__share_group_state', String(f));

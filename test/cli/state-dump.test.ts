@@ -18,7 +18,6 @@ import { crater, repoRoot } from '../helpers/cli.js';
 
 const fixture = path.join(repoRoot, 'fixtures', 'producer-state');
 
-
 interface JsonEntry {
   kind: string;
   tombstone: boolean;
@@ -33,7 +32,13 @@ interface JsonReport {
   view: string;
   entries: JsonEntry[];
   findings: { kind: string; file: string; offset?: number; message: string }[];
-  summary: { records: number; tombstones: number; nextPid: number; memoVersions: Record<string, number>; acksChecked: number };
+  summary: {
+    records: number;
+    tombstones: number;
+    nextPid: number;
+    memoVersions: Record<string, number>;
+    acksChecked: number;
+  };
 }
 
 async function dumpJson(args: string[]): Promise<{ code: number | null; report: JsonReport }> {
@@ -54,23 +59,42 @@ describe('crater state dump on the fixture', () => {
     const { code, report } = await dumpJson([fixture]);
     expect(code).toBe(0);
     expect(report.view).toBe('compacted');
-    const memo = (pid: number, topic: string) => report.entries.find((e) => e.kind === 'memo' && e.producerId === pid && e.topic === topic);
+    const memo = (pid: number, topic: string) =>
+      report.entries.find((e) => e.kind === 'memo' && e.producerId === pid && e.topic === topic);
     expect(memo(3, 'orders')?.memo).toMatchObject({ version: 1, lastSeq: 7 });
     expect(memo(3, 'orders')?.epoch).toBeUndefined();
     expect(memo(4, 'orders')?.memo).toMatchObject({ version: 2, lastSeq: 0 });
-    expect(memo(1, 'orders')?.memo).toMatchObject({ version: 3, lastSeq: 2, baseSeq: 1, acks: [{ partition: 1, offset: 36 }, { partition: 1, offset: 73 }] });
+    expect(memo(1, 'orders')?.memo).toMatchObject({
+      version: 3,
+      lastSeq: 2,
+      baseSeq: 1,
+      acks: [
+        { partition: 1, offset: 36 },
+        { partition: 1, offset: 73 },
+      ],
+    });
     expect(memo(2, 'orders')).toBeUndefined();
     expect(report.entries.find((e) => e.producerName === 'app')).toMatchObject({ producerId: 1, epoch: 1 });
     expect(report.entries.find((e) => e.producerName === 'gone')).toBeUndefined();
     expect(report.entries.find((e) => e.kind === 'allocator')?.nextPid).toBe(4);
     expect(report.findings).toEqual([]);
-    expect(report.summary).toMatchObject({ records: 14, tombstones: 2, nextPid: 4, memoVersions: { v1: 1, v2: 1, v3: 2 } });
+    expect(report.summary).toMatchObject({
+      records: 14,
+      tombstones: 2,
+      nextPid: 4,
+      memoVersions: { v1: 1, v2: 1, v3: 2 },
+    });
   });
 
   it('--history lists every record in log order, tombstones included; the same from the topic dir or a partition dir', async () => {
     const { report } = await dumpJson([fixture, '--history']);
     expect(report.entries).toHaveLength(14);
-    expect(report.entries.filter((e) => e.tombstone).map((e) => e.kind).sort()).toEqual(['identity', 'memo']);
+    expect(
+      report.entries
+        .filter((e) => e.tombstone)
+        .map((e) => e.kind)
+        .sort(),
+    ).toEqual(['identity', 'memo']);
     const fromTopic = await dumpJson([path.join(fixture, '__producer_state'), '--history']);
     expect(fromTopic.report.entries).toEqual(report.entries);
     const part = await dumpJson([path.join(fixture, '__producer_state', 'partition-16'), '--history']);
@@ -79,7 +103,11 @@ describe('crater state dump on the fixture', () => {
 
   it('filters by producer name, by pid and by topic', async () => {
     const byName = await dumpJson([fixture, '--producer', 'app']);
-    expect(byName.report.entries.map((e) => `${e.kind}:${e.topic ?? e.producerName}`).sort()).toEqual(['identity:app', 'memo:orders', 'memo:payments']);
+    expect(byName.report.entries.map((e) => `${e.kind}:${e.topic ?? e.producerName}`).sort()).toEqual([
+      'identity:app',
+      'memo:orders',
+      'memo:payments',
+    ]);
     const byPid = await dumpJson([fixture, '--producer', '3']);
     expect(byPid.report.entries.map((e) => e.kind).sort()).toEqual(['identity', 'memo']);
     const byTopic = await dumpJson([fixture, '--topic', 'payments']);
@@ -132,7 +160,12 @@ describe('crater state dump on damaged state', () => {
     const before = fs.readFileSync(log);
     const { code, report } = await dumpJson([state, '--history', '--verify']);
     expect(code).toBe(3);
-    expect(report.findings.map((f) => f.kind).sort()).toEqual(['bad-v3-tail', 'truncated-log', 'unknown-tag', 'wrong-length']);
+    expect(report.findings.map((f) => f.kind).sort()).toEqual([
+      'bad-v3-tail',
+      'truncated-log',
+      'unknown-tag',
+      'wrong-length',
+    ]);
     expect(report.findings.every((f) => f.file === log)).toBe(true);
     // The fixture's own 14 records are still decoded, plus the three framed records appended.
     expect(report.entries).toHaveLength(17);
@@ -166,9 +199,15 @@ describe('crater state dump on memos a broker wrote', () => {
     try {
       const client = await connect({ broker: `127.0.0.1:${broker.address.port}` });
       const producer = client.producer({ producerName: 'billing' });
-      ({ acks } = await producer.sendBatch('orders', Array.from({ length: 12 }, (_, i) => ({ key: `k${i}`, value: `v${i}` }))));
+      ({ acks } = await producer.sendBatch(
+        'orders',
+        Array.from({ length: 12 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })),
+      ));
       await producer.send('orders', { key: 'one', value: 'more' });
-      await producer.sendBatch('orders', [{ key: 'a', value: 'last' }, { key: 'b', value: 'batch' }]);
+      await producer.sendBatch('orders', [
+        { key: 'a', value: 'last' },
+        { key: 'b', value: 'batch' },
+      ]);
       await producer.close();
       await client.close();
     } finally {

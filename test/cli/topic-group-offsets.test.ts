@@ -30,14 +30,24 @@ afterAll(async () => {
 
 describe('topic', () => {
   it('create, list, describe, alter, add-partitions and delete, each with its --json shape', async () => {
-    expect(await json(['topic', 'create', 'events', '--partitions', '2'])).toEqual({ topic: 'events', partitions: 2, created: true });
+    expect(await json(['topic', 'create', 'events', '--partitions', '2'])).toEqual({
+      topic: 'events',
+      partitions: 2,
+      created: true,
+    });
     expect((await json(['topic', 'list'])).topics).toContain('events');
     const described = await json(['topic', 'describe', 'events']);
     expect(described).toMatchObject({ name: 'events', partitions: 2 });
     expect(typeof described.config).toBe('object');
-    expect(await json(['topic', 'alter', 'events', '--set', 'retention=3600'])).toEqual({ topic: 'events', set: { retention: '3600' } });
+    expect(await json(['topic', 'alter', 'events', '--set', 'retention=3600'])).toEqual({
+      topic: 'events',
+      set: { retention: '3600' },
+    });
     expect((await json(['topic', 'describe', 'events'])).config.retention).toBe('3600');
-    expect(await json(['topic', 'add-partitions', 'events', '--total', '4'])).toEqual({ topic: 'events', partitions: 4 });
+    expect(await json(['topic', 'add-partitions', 'events', '--total', '4'])).toEqual({
+      topic: 'events',
+      partitions: 4,
+    });
     expect((await json(['topic', 'describe', 'events'])).partitions).toBe(4);
     expect(await json(['topic', 'delete', 'events'])).toEqual({ topic: 'events', deleted: true });
     expect((await json(['topic', 'list'])).topics).not.toContain('events');
@@ -89,13 +99,18 @@ describe('offsets and group', () => {
     expect(after.partitions.map((p: { groups: Array<{ lag: number }> }) => p.groups[0]!.lag)).toEqual([0, 0]);
     const human = await crater(['offsets', 'lag', '--group', 'reader']);
     // Segmented topic: offsets and lag are byte positions, and the headers say so.
-    expect(human.stdout.split('\n')[0]).toMatch(/PARTITION\s+EARLIEST \[bytes\]\s+LATEST \[bytes\]\s+HWM \[bytes\]\s+LSO \[bytes\]\s+LAG\(reader\) \[bytes\]/);
+    expect(human.stdout.split('\n')[0]).toMatch(
+      /PARTITION\s+EARLIEST \[bytes\]\s+LATEST \[bytes\]\s+HWM \[bytes\]\s+LSO \[bytes\]\s+LAG\(reader\) \[bytes\]/,
+    );
 
     const groups = await json(['group', 'list']);
     expect(groups.groups).toContainEqual({ groupId: 'reader', state: 'empty', memberCount: 0 });
     const described = await json(['group', 'describe', 'reader']);
     expect(described).toMatchObject({ groupId: 'reader', state: 'empty', members: [] });
-    expect(described.offsets.map((o: { topic: string; partition: number }) => [o.topic, o.partition])).toEqual([['lag', 1], ['lag', 2]]);
+    expect(described.offsets.map((o: { topic: string; partition: number }) => [o.topic, o.partition])).toEqual([
+      ['lag', 1],
+      ['lag', 2],
+    ]);
     expect(await json(['group', 'delete', 'reader'])).toEqual({ groupId: 'reader', deleted: true });
     const gone = await crater(['group', 'describe', 'reader', '--json']);
     expect(gone.code).toBe(1);

@@ -17,7 +17,10 @@ export interface CrashableConsumer<T> {
   close(): Promise<void>;
 }
 
-export async function crashableBatchConsumer<T = Buffer>(port: number, options: BatchConsumerOptions<T>): Promise<CrashableConsumer<T>> {
+export async function crashableBatchConsumer<T = Buffer>(
+  port: number,
+  options: BatchConsumerOptions<T>,
+): Promise<CrashableConsumer<T>> {
   const sessions: Session[] = [];
   let crashed = false;
   const open = async (): Promise<Session> => {

@@ -32,13 +32,18 @@ export function startChildBroker(dataDir: string, options: ChildBrokerOptions = 
       : [path.join(repoRoot, 'test/helpers/fault-broker.mjs'), '--data-dir', dataDir, '--crash-at', options.crashAt];
   for (const topic of options.topics ?? []) args.push('--topic', topic);
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const timeoutMs = options.startTimeoutMs ?? 15_000;
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`broker did not start within ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`broker did not start within ${timeoutMs} ms: ${stderr}`)),
+      timeoutMs,
+    );
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       const m = /CRATER_BROKER=(\S+)/.exec(out);

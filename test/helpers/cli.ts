@@ -32,7 +32,8 @@ export interface CliRun {
 
 function childEnv(options: CliOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
-  for (const key of Object.keys(env)) if (key.startsWith('CRATER_') || ['NO_COLOR', 'FORCE_COLOR', 'DEBUG'].includes(key)) delete env[key];
+  for (const key of Object.keys(env))
+    if (key.startsWith('CRATER_') || ['NO_COLOR', 'FORCE_COLOR', 'DEBUG'].includes(key)) delete env[key];
   // A developer's own ~/.config/crater/config.json must not reach the CLI under test.
   env.XDG_CONFIG_HOME = path.join(os.tmpdir(), 'crater-test-no-client-config');
   if (options.broker !== undefined) env.CRATER_BROKER = options.broker;

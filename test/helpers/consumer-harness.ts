@@ -57,7 +57,13 @@ export class ConsumerHarness {
    * Appends records with values `${prefix}-${i}` to one partition and fsyncs them (consumers read only what is
    * durable, under the broker's default acks=leader); returns their offsets.
    */
-  async append(topic: string, partition: number, count: number, prefix = `p${partition}`, extra: Partial<RecordToStore> = {}): Promise<bigint[]> {
+  async append(
+    topic: string,
+    partition: number,
+    count: number,
+    prefix = `p${partition}`,
+    extra: Partial<RecordToStore> = {},
+  ): Promise<bigint[]> {
     const log = this.broker.topics.requireTopic(topic).partitions[partition - 1]!;
     const records: RecordToStore[] = Array.from({ length: count }, (_, i) => ({
       attrs: 0,
@@ -79,7 +85,13 @@ export interface FetchOptions {
 }
 
 /** Sends a FETCH and returns every frame carrying its correl, up to and including OK or ERROR. */
-export async function fetchFrames(c: RawClient, topic: string, group: string, maxRecords: number, opts: FetchOptions = {}): Promise<Frame[]> {
+export async function fetchFrames(
+  c: RawClient,
+  topic: string,
+  group: string,
+  maxRecords: number,
+  opts: FetchOptions = {},
+): Promise<Frame[]> {
   const correl = c.send(FetchRequest, { topic, group, maxRecords, isolation: opts.isolation, flags: opts.flags });
   const frames: Frame[] = [];
   for (;;) {

@@ -101,7 +101,11 @@ export function noteAcks(
 }
 
 /** Exactly once: `count` records acked, none stored twice or missing, each where its ack says, nothing else stored. */
-export function expectExactlyOnce(stored: ReadonlyMap<string, StoredAt[]>, acked: ReadonlyMap<string, StoredAt>, count: number): void {
+export function expectExactlyOnce(
+  stored: ReadonlyMap<string, StoredAt[]>,
+  acked: ReadonlyMap<string, StoredAt>,
+  count: number,
+): void {
   const duplicated = [...stored].filter(([, where]) => where.length > 1).map(([v]) => v);
   expect(duplicated).toEqual([]);
   expect(acked.size).toBe(count);

@@ -18,7 +18,10 @@ function describe(what: PollOptions['what']): string {
 }
 
 /** Polls `probe` until it returns something other than undefined, and returns that; throws past the deadline. */
-export async function until<T>(probe: () => T | undefined | Promise<T | undefined>, options: PollOptions = {}): Promise<T> {
+export async function until<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  options: PollOptions = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 5_000);
   for (;;) {
     const value = await probe();

@@ -10,11 +10,17 @@ import { Broker, parseTopicSpec } from '../../dist/broker/index.js';
 import { crashPoints } from '../../dist/broker/fault-hooks.js';
 
 const { values } = parseArgs({
-  options: { 'data-dir': { type: 'string' }, 'crash-at': { type: 'string' }, topic: { type: 'string', multiple: true } },
+  options: {
+    'data-dir': { type: 'string' },
+    'crash-at': { type: 'string' },
+    topic: { type: 'string', multiple: true },
+  },
 });
 const crashAt = values['crash-at'];
 if (!values['data-dir'] || !crashPoints.includes(crashAt)) {
-  process.stderr.write(`usage: fault-broker.mjs --data-dir DIR --crash-at (${crashPoints.join('|')}) [--topic t:n]...\n`);
+  process.stderr.write(
+    `usage: fault-broker.mjs --data-dir DIR --crash-at (${crashPoints.join('|')}) [--topic t:n]...\n`,
+  );
   process.exit(2);
 }
 const faults = {

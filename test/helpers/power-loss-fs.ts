@@ -143,7 +143,8 @@ export class PowerLossFs implements FileLayer {
     const t = abs.startsWith(this.root + path.sep) ? this.track(abs) : undefined;
     this.real.writeFileSync(file, data);
     if (t) {
-      const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      const bytes =
+        typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
       this.record(t, { kind: 'truncate', length: 0 });
       this.record(t, { kind: 'write', position: 0, bytes: Buffer.from(bytes) });
     }
@@ -172,7 +173,8 @@ export class PowerLossFs implements FileLayer {
     this.tick();
     this.real.rmSync(file, options);
     const abs = path.resolve(file);
-    for (const name of [...this.byFile.keys()]) if (name === abs || name.startsWith(abs + path.sep)) this.byFile.delete(name);
+    for (const name of [...this.byFile.keys()])
+      if (name === abs || name.startsWith(abs + path.sep)) this.byFile.delete(name);
   }
 
   /**
@@ -180,7 +182,8 @@ export class PowerLossFs implements FileLayer {
    * this layer never saw are copied as they are (the storage wrote them another way, or before it was installed).
    */
   image(dir: string, variant: CrashVariant, rng: Random): void {
-    if (path.resolve(dir).startsWith(this.root + path.sep)) throw new Error(`the image ${dir} must lie outside ${this.root}`);
+    if (path.resolve(dir).startsWith(this.root + path.sep))
+      throw new Error(`the image ${dir} must lie outside ${this.root}`);
     copyTree(this.root, dir, (abs) => {
       const t = this.byFile.get(abs);
       return t ? this.survivor(t, variant, rng) : fs.readFileSync(abs);
@@ -235,13 +238,18 @@ function apply(content: Buffer<ArrayBufferLike>, op: Op): Buffer<ArrayBufferLike
     return Buffer.concat([content, Buffer.alloc(op.length - content.length)]);
   }
   const end = op.position + op.bytes.length;
-  const out = end > content.length ? Buffer.concat([content, Buffer.alloc(end - content.length)]) : Buffer.from(content);
+  const out =
+    end > content.length ? Buffer.concat([content, Buffer.alloc(end - content.length)]) : Buffer.from(content);
   op.bytes.copy(out, op.position);
   return out;
 }
 
 function eio(file: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`EIO: i/o error, fsync '${path.basename(file)}'`), { code: 'EIO', errno: -5, syscall: 'fsync' });
+  return Object.assign(new Error(`EIO: i/o error, fsync '${path.basename(file)}'`), {
+    code: 'EIO',
+    errno: -5,
+    syscall: 'fsync',
+  });
 }
 
 function copyTree(from: string, to: string, contentOf: (abs: string) => Buffer): void {

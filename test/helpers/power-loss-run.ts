@@ -41,7 +41,9 @@ export interface CampaignOptions<F> {
 }
 
 /** Runs the workload once with crash points every ~gap operations, then recovers and verifies every image. */
-export async function runCampaign<F>(options: CampaignOptions<F>): Promise<{ crashPoints: number; operations: number }> {
+export async function runCampaign<F>(
+  options: CampaignOptions<F>,
+): Promise<{ crashPoints: number; operations: number }> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-power-loss-'));
   const dataDir = path.join(root, 'live');
   fs.mkdirSync(dataDir);
@@ -89,14 +91,20 @@ async function recoverAndVerify<F>(image: CrashImage<F>, options: CampaignOption
   try {
     broker = await Broker.start({ ...options.broker, dataDir: image.dir, port: 0 });
   } catch (err) {
-    throw new Error(`recovery did not start after a power loss before operation ${image.operation} (${options.variant}, seed ${options.seed})`, { cause: err });
+    throw new Error(
+      `recovery did not start after a power loss before operation ${image.operation} (${options.variant}, seed ${options.seed})`,
+      { cause: err },
+    );
   }
   try {
     const client = await connect({ broker: `127.0.0.1:${broker.address.port}` });
     try {
       await options.verify(client, image.facts, broker);
     } catch (err) {
-      throw new Error(`after a power loss before operation ${image.operation} (${options.variant}, seed ${options.seed}): ${(err as Error).message}`, { cause: err });
+      throw new Error(
+        `after a power loss before operation ${image.operation} (${options.variant}, seed ${options.seed}): ${(err as Error).message}`,
+        { cause: err },
+      );
     } finally {
       await client.close();
     }
@@ -106,7 +114,12 @@ async function recoverAndVerify<F>(image: CrashImage<F>, options: CampaignOption
 }
 
 /** Every record a new group reads from `topic`, fetched until a fetch comes back empty. */
-export async function readAll(client: Client, topic: string, group: string, isolation?: 'read_committed'): Promise<Array<{ partition: number; offset: bigint; value: string }>> {
+export async function readAll(
+  client: Client,
+  topic: string,
+  group: string,
+  isolation?: 'read_committed',
+): Promise<Array<{ partition: number; offset: bigint; value: string }>> {
   const out: Array<{ partition: number; offset: bigint; value: string }> = [];
   for (;;) {
     const { records } = await client.fetch(topic, group, { maxRecords: 1000, ...(isolation ? { isolation } : {}) });

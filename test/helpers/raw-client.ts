@@ -21,7 +21,8 @@ export class RawClient {
 
   private constructor(readonly socket: net.Socket) {
     socket.on('data', (chunk: Buffer) => {
-      for (const f of this.decoder.push(chunk)) this.frames.push({ op: f.op, correl: Buffer.from(f.correl), payload: Buffer.from(f.payload) });
+      for (const f of this.decoder.push(chunk))
+        this.frames.push({ op: f.op, correl: Buffer.from(f.correl), payload: Buffer.from(f.payload) });
       this.wake();
     });
     socket.on('close', () => {
@@ -133,7 +134,8 @@ export class RawClient {
   }
 
   decode<T>(codec: MessageCodec<T>, frame: Frame): T {
-    if (frame.op !== codec.op) throw new Error(`expected ${codec.name}, got op 0x${frame.op.toString(16)} ${JSON.stringify(this.error(frame))}`);
+    if (frame.op !== codec.op)
+      throw new Error(`expected ${codec.name}, got op 0x${frame.op.toString(16)} ${JSON.stringify(this.error(frame))}`);
     return decodePayload(codec, frame.payload);
   }
 
@@ -149,4 +151,3 @@ export class RawClient {
     });
   }
 }
-

@@ -25,12 +25,19 @@ export async function eventually<T>(fn: () => Promise<T | undefined> | T | undef
 }
 
 export const fill = (c: Client, topic: string, n: number, prefix = 'v') =>
-  c.produceBatch(topic, Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })));
+  c.produceBatch(
+    topic,
+    Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })),
+  );
 
 export const valueOf = (r: ShareConsumerRecord): string => r.value.toString();
 
 /** Polls `consumer` until `want` records arrived (or the deadline); returns them in arrival order. */
-export async function pollUntil(consumer: ShareConsumer, want: number, timeoutMs = 10_000): Promise<ShareConsumerRecord[]> {
+export async function pollUntil(
+  consumer: ShareConsumer,
+  want: number,
+  timeoutMs = 10_000,
+): Promise<ShareConsumerRecord[]> {
   const got: ShareConsumerRecord[] = [];
   const deadline = Date.now() + timeoutMs;
   while (got.length < want && Date.now() < deadline) got.push(...(await consumer.poll()));

@@ -32,7 +32,7 @@ export async function mountTinyDisk(sizeMiB = 4): Promise<TinyDisk | { skip: str
       const fd = fs.openSync(file, 'w');
       const chunk = Buffer.alloc(64 * 1024, 1);
       try {
-        for (let size = chunk.length; size >= 1; ) {
+        for (let size = chunk.length; size >= 1;) {
           try {
             fs.writeSync(fd, chunk, 0, size);
           } catch (err) {

@@ -5,13 +5,24 @@ import { crashableBatchConsumer } from '../helpers/batch-harness.js';
 import { ManualClock, until } from '../helpers/sleep-clock.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
-const env = useTempBroker({ topics: [{ name: 'scans', partitions: 1 }, { name: 'two', partitions: 2 }, { name: 'out', partitions: 1 }] });
+const env = useTempBroker({
+  topics: [
+    { name: 'scans', partitions: 1 },
+    { name: 'two', partitions: 2 },
+    { name: 'out', partitions: 1 },
+  ],
+});
 
 const fill = (c: Client, topic: string, n: number, prefix = 'v') =>
-  c.produceBatch(topic, Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })));
+  c.produceBatch(
+    topic,
+    Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })),
+  );
 
 async function committed(c: Client, group: string, topic: string): Promise<Map<number, bigint>> {
-  const d = await c.describeGroup(group).catch(() => ({ offsets: [] as Array<{ topic: string; partition: number; offset: bigint }> }));
+  const d = await c
+    .describeGroup(group)
+    .catch(() => ({ offsets: [] as Array<{ topic: string; partition: number; offset: bigint }> }));
   return new Map(d.offsets.filter((o) => o.topic === topic).map((o) => [o.partition, o.offset]));
 }
 
@@ -47,7 +58,16 @@ describe('batch consumer: watermark commits', () => {
     const clock = new ClockWithLog();
     const gate = deferred();
     const workersSeen = new Map<number, Set<number>>();
-    const bc = c.batchConsumer({ group: 'sorter', topics: 'two', workers: 2, maxSize: 100, timeoutMs: 10, commitIntervalMs: 1_000, clock, onEvent: clock.log });
+    const bc = c.batchConsumer({
+      group: 'sorter',
+      topics: 'two',
+      workers: 2,
+      maxSize: 100,
+      timeoutMs: 10,
+      commitIntervalMs: 1_000,
+      clock,
+      onEvent: clock.log,
+    });
     const run = bc.run(async (batch: MessageBatch<Buffer>) => {
       for (const i of batch) {
         const set = workersSeen.get(i.transport.partition) ?? new Set();
@@ -61,7 +81,10 @@ describe('batch consumer: watermark commits', () => {
     await until(() => clock.events.find((e) => e.type === 'batch-done'), 'partition 2 done');
     clock.advance(1_000);
     const first = await until(() => clock.events.find((e) => e.type === 'committed'), 'the interval commit');
-    expect(first).toEqual({ type: 'committed', offsets: [{ topic: 'two', partition: 2, offset: perPartition.get(2) }] });
+    expect(first).toEqual({
+      type: 'committed',
+      offsets: [{ topic: 'two', partition: 2, offset: perPartition.get(2) }],
+    });
     expect(await committed(c, 'sorter', 'two')).toEqual(new Map([[2, perPartition.get(2)]]));
     gate.resolve();
     await until(() => bc.stats.processed === 40, 'partition 1 done');
@@ -77,7 +100,14 @@ describe('batch consumer: watermark commits', () => {
     const c = await env.client();
     await fill(c, 'scans', 30);
     const clock = new ClockWithLog();
-    const crashed = await crashableBatchConsumer(env.broker.address.port, { group: 'sorter', topics: 'scans', maxSize: 10, commitIntervalMs: 1_000, clock, onEvent: clock.log });
+    const crashed = await crashableBatchConsumer(env.broker.address.port, {
+      group: 'sorter',
+      topics: 'scans',
+      maxSize: 10,
+      commitIntervalMs: 1_000,
+      clock,
+      onEvent: clock.log,
+    });
     const seen: string[] = [];
     const stuck = deferred();
     const run = crashed.consumer.run(async (batch) => {
@@ -117,7 +147,10 @@ describe('batch consumer: transactional', () => {
     const hang = deferred();
     const run = crashed.consumer.run(async (batch) => {
       batches++;
-      await batch.transaction!.sendBatch('out', batch.items.map((i) => ({ key: i.transport.key, value: `out-${i.transport.value.toString()}` })));
+      await batch.transaction!.sendBatch(
+        'out',
+        batch.items.map((i) => ({ key: i.transport.key, value: `out-${i.transport.value.toString()}` })),
+      );
       if (batches === 2) {
         inTxn.resolve();
         await hang.promise;
@@ -129,11 +162,16 @@ describe('batch consumer: transactional', () => {
     await expect(run).rejects.toThrow();
     // The second batch's records are on disk but aborted; read_committed skips them.
     expect((await readAll('out')).length).toBe(20);
-    expect((await readAll('out', 'read_committed')).map((r) => r.value.toString())).toEqual(Array.from({ length: 10 }, (_, i) => `out-v${i}`));
+    expect((await readAll('out', 'read_committed')).map((r) => r.value.toString())).toEqual(
+      Array.from({ length: 10 }, (_, i) => `out-v${i}`),
+    );
 
     const bc = c.batchConsumer({ ...options });
     const run2 = bc.run(async (batch) => {
-      await batch.transaction!.sendBatch('out', batch.items.map((i) => ({ key: i.transport.key, value: `out-${i.transport.value.toString()}` })));
+      await batch.transaction!.sendBatch(
+        'out',
+        batch.items.map((i) => ({ key: i.transport.key, value: `out-${i.transport.value.toString()}` })),
+      );
     });
     await until(() => bc.stats.processed === 20, 'the rest');
     await bc.stop();

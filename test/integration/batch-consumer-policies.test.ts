@@ -5,7 +5,11 @@ import { useTempBroker } from '../helpers/temp-broker.js';
 
 const env = useTempBroker({ topics: [{ name: 'scans', partitions: 1 }] });
 
-const fill = (c: Client, n: number) => c.produceBatch('scans', Array.from({ length: n }, (_, i) => ({ value: `v${i}` })));
+const fill = (c: Client, n: number) =>
+  c.produceBatch(
+    'scans',
+    Array.from({ length: n }, (_, i) => ({ value: `v${i}` })),
+  );
 
 class ClockWithLog extends ManualClock {
   readonly events: BatchConsumerEvent[] = [];
@@ -24,7 +28,14 @@ describe('batch consumer: rate limit', () => {
     await fill(c, 20);
     const clock = new ClockWithLog();
     const sizes: number[] = [];
-    const bc = c.batchConsumer({ group: 'g', topics: 'scans', maxSize: 10, rateLimit: { permitsPerSecond: 10, burst: 10 }, clock, onEvent: clock.log });
+    const bc = c.batchConsumer({
+      group: 'g',
+      topics: 'scans',
+      maxSize: 10,
+      rateLimit: { permitsPerSecond: 10, burst: 10 },
+      clock,
+      onEvent: clock.log,
+    });
     const run = bc.run((b) => {
       sizes.push(b.count);
     });
@@ -74,7 +85,11 @@ describe('batch consumer: circuit breaker', () => {
     clock.advance(1);
     await until(() => bc.stats.processed === 5, 'the half-open batch');
     expect(calls).toBe(3);
-    expect(clock.events.filter((e) => e.type === 'breaker').map((e) => (e as { state: string }).state)).toEqual(['open', 'half-open', 'closed']);
+    expect(clock.events.filter((e) => e.type === 'breaker').map((e) => (e as { state: string }).state)).toEqual([
+      'open',
+      'half-open',
+      'closed',
+    ]);
     await bc.stop();
     await run;
   });

@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { type BatchConsumerEvent, type Client, DlqHeader, type FetchedRecord, type ItemResult, type MessageBatch } from '../../src/client/index.js';
+import {
+  type BatchConsumerEvent,
+  type Client,
+  DlqHeader,
+  type FetchedRecord,
+  type ItemResult,
+  type MessageBatch,
+} from '../../src/client/index.js';
 import { UsageError } from '../../src/errors.js';
 import { ManualClock, until } from '../helpers/sleep-clock.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
-const env = useTempBroker({ topics: [{ name: 'scans', partitions: 1 }, { name: 'two', partitions: 2 }] });
+const env = useTempBroker({
+  topics: [
+    { name: 'scans', partitions: 1 },
+    { name: 'two', partitions: 2 },
+  ],
+});
 
 async function setup(): Promise<Client> {
   await env.start();
@@ -12,10 +24,15 @@ async function setup(): Promise<Client> {
 }
 
 const fill = (c: Client, topic: string, n: number, prefix = 'v') =>
-  c.produceBatch(topic, Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })));
+  c.produceBatch(
+    topic,
+    Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })),
+  );
 
 async function committed(c: Client, group: string, topic: string): Promise<Map<number, bigint>> {
-  const d = await c.describeGroup(group).catch(() => ({ offsets: [] as Array<{ topic: string; partition: number; offset: bigint }> }));
+  const d = await c
+    .describeGroup(group)
+    .catch(() => ({ offsets: [] as Array<{ topic: string; partition: number; offset: bigint }> }));
   return new Map(d.offsets.filter((o) => o.topic === topic).map((o) => [o.partition, o.offset]));
 }
 
@@ -29,7 +46,14 @@ describe('batch consumer: accumulation', () => {
     await fill(c, 'scans', 25);
     const clock = new ClockWithLog();
     const sizes: number[] = [];
-    const bc = c.batchConsumer({ group: 'sorter', topics: 'scans', maxSize: 10, timeoutMs: 1_000, clock, onEvent: clock.log });
+    const bc = c.batchConsumer({
+      group: 'sorter',
+      topics: 'scans',
+      maxSize: 10,
+      timeoutMs: 1_000,
+      clock,
+      onEvent: clock.log,
+    });
     const run = bc.run((batch: MessageBatch<Buffer>) => {
       sizes.push(batch.count);
     });
@@ -60,7 +84,10 @@ describe('batch consumer: per-item filters and validation', () => {
   it('drops filtered items silently, dead-letters invalid ones, and commits past both', async () => {
     const c = await setup();
     const values = ['ok-1', 'test-2', 'bad-3', 'ok-4', 'test-5', 'ok-6'];
-    await c.produceBatch('scans', values.map((v, i) => ({ key: `k${i}`, value: v, headers: [{ name: 'origin', value: Buffer.from('belt') }] })));
+    await c.produceBatch(
+      'scans',
+      values.map((v, i) => ({ key: `k${i}`, value: v, headers: [{ name: 'origin', value: Buffer.from('belt') }] })),
+    );
     const seen: string[] = [];
     const bc = c.batchConsumer<string>({
       group: 'sorter',
@@ -90,7 +117,12 @@ describe('batch consumer: per-item filters and validation', () => {
     const c = await setup();
     await fill(c, 'scans', 4, 'test-');
     let calls = 0;
-    const bc = c.batchConsumer({ group: 'sorter', topics: 'scans', maxSize: 4, filters: [(i) => !i.transport.value.toString().startsWith('test-')] });
+    const bc = c.batchConsumer({
+      group: 'sorter',
+      topics: 'scans',
+      maxSize: 4,
+      filters: [(i) => !i.transport.value.toString().startsWith('test-')],
+    });
     const run = bc.run(() => {
       calls++;
     });
@@ -181,7 +213,9 @@ describe('batch consumer: retry and dead letters', () => {
     await run;
     expect(calls).toEqual([['v0@1', 'v1@1', 'v2@1', 'v3@1', 'v4@1'], ['v1@2']]);
     const dlq = await readAll('scans.dlq');
-    expect(dlq.map((r) => [r.value.toString(), header(r, DlqHeader.error), header(r, DlqHeader.attempts)])).toEqual([['v3', 'unknown barcode', '1']]);
+    expect(dlq.map((r) => [r.value.toString(), header(r, DlqHeader.error), header(r, DlqHeader.attempts)])).toEqual([
+      ['v3', 'unknown barcode', '1'],
+    ]);
     expect(bc.stats).toMatchObject({ processed: 4, deadLettered: 1, retries: 1 });
     expect(await committed(c, 'sorter', 'scans')).toEqual(await ends(c, 'scans'));
   });
@@ -189,7 +223,12 @@ describe('batch consumer: retry and dead letters', () => {
   it('discards instead of dead-lettering when told to', async () => {
     const c = await setup();
     await fill(c, 'scans', 2);
-    const bc = c.batchConsumer({ group: 'sorter', topics: 'scans', maxSize: 2, retry: { attempts: 0, onExhausted: 'discard' } });
+    const bc = c.batchConsumer({
+      group: 'sorter',
+      topics: 'scans',
+      maxSize: 2,
+      retry: { attempts: 0, onExhausted: 'discard' },
+    });
     const run = bc.run(() => {
       throw new Error('nope');
     });
@@ -204,9 +243,13 @@ describe('batch consumer: retry and dead letters', () => {
 describe('batch consumer: construction and registration rules', () => {
   it('refuses maxSize or timeoutMs <= 0, and a burst below maxSize with the reason', async () => {
     const c = await setup();
-    expect(() => c.batchConsumer({ group: 'g', topics: 'scans', maxSize: 0 })).toThrow(/maxSize must be an integer > 0/);
+    expect(() => c.batchConsumer({ group: 'g', topics: 'scans', maxSize: 0 })).toThrow(
+      /maxSize must be an integer > 0/,
+    );
     expect(() => c.batchConsumer({ group: 'g', topics: 'scans', timeoutMs: 0 })).toThrow(/timeoutMs must be > 0/);
-    expect(() => c.batchConsumer({ group: 'g', topics: 'scans', maxSize: 100, rateLimit: { permitsPerSecond: 500, burst: 50 } })).toThrow(
+    expect(() =>
+      c.batchConsumer({ group: 'g', topics: 'scans', maxSize: 100, rateLimit: { permitsPerSecond: 500, burst: 50 } }),
+    ).toThrow(
       /burst 50 is below maxSize 100: a full batch takes one permit per message, so it would always be rejected/,
     );
     // A refused construction does not hold the group.

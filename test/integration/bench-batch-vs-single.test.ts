@@ -13,10 +13,18 @@ import { benchRecords } from '../../src/bench/target.js';
 describe('batch-vs-single on the embedded broker', () => {
   it('40 records, one repeat: one fsync per single produce, one per touched partition for the batch', async () => {
     const report = await runBatchVsSingle({ records: 40, repeat: 1, partitions: 4 });
-    const touched = new Set(benchRecords({ count: 40, valueSize: 1 }).map((r) => partitionForKey(r.key as Buffer, 4))).size;
+    const touched = new Set(benchRecords({ count: 40, valueSize: 1 }).map((r) => partitionForKey(r.key as Buffer, 4)))
+      .size;
 
     expect(report.broker).toMatchObject({ embedded: true, serverName: 'crater', acks: 'leader' });
-    expect(report.params).toMatchObject({ records: 40, repeat: 1, partitions: 4, valueSize: 100, codec: 'none', idempotent: false });
+    expect(report.params).toMatchObject({
+      records: 40,
+      repeat: 1,
+      partitions: 4,
+      valueSize: 100,
+      codec: 'none',
+      idempotent: false,
+    });
     expect(report.batch.batchSize).toBe(40);
     expect(report.single.frames).toBe(40);
     expect(report.batch.frames).toBe(1);
@@ -48,7 +56,13 @@ describe('batch-vs-single on the embedded broker', () => {
   }, 60_000);
 
   it('--idempotent over 1,024 records: batch mode sends ceil(N / 1,024) batches', async () => {
-    const report = await runBatchVsSingle({ records: 2_100, repeat: 1, partitions: 1, idempotent: true, batchSizes: [1_024] });
+    const report = await runBatchVsSingle({
+      records: 2_100,
+      repeat: 1,
+      partitions: 1,
+      idempotent: true,
+      batchSizes: [1_024],
+    });
     expect(report.batch).toMatchObject({ frames: 3, batchSize: 1_024 });
     expect(report.batch.fsyncs).toEqual([3]);
     expect(report.sweep?.map((p) => [p.batchSize, p.frames])).toEqual([[1_024, 3]]);
@@ -57,7 +71,11 @@ describe('batch-vs-single on the embedded broker', () => {
 
   it('a sweep reports one point per batch size with the frames it took', async () => {
     const report = await runBatchVsSingle({ records: 30, repeat: 1, batchSizes: [1, 7, 30] });
-    expect(report.sweep?.map((p) => [p.batchSize, p.frames])).toEqual([[1, 30], [7, 5], [30, 1]]);
+    expect(report.sweep?.map((p) => [p.batchSize, p.frames])).toEqual([
+      [1, 30],
+      [7, 5],
+      [30, 1],
+    ]);
     expect(report.sweep?.[0]?.fsyncs).toEqual([30]);
   }, 60_000);
 });

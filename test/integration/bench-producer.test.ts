@@ -8,12 +8,32 @@ import { runProducerBench } from '../../src/bench/producer.js';
 
 describe('bench producer on the embedded broker', () => {
   it('a throttled run: prediction for producers × topics next to the measurement, every record acked', async () => {
-    const report = await runProducerBench({ producers: 2, partitions: 4, rateBytesPerSec: 200_000, batchBytes: 16_384, lingerMs: 5, durationMs: 600 });
-    expect(report.params).toMatchObject({ producers: 2, partitions: 4, topics: 1, rateBytesPerSec: 200_000, valueSize: 100, keySize: 8 });
+    const report = await runProducerBench({
+      producers: 2,
+      partitions: 4,
+      rateBytesPerSec: 200_000,
+      batchBytes: 16_384,
+      lingerMs: 5,
+      durationMs: 600,
+    });
+    expect(report.params).toMatchObject({
+      producers: 2,
+      partitions: 4,
+      topics: 1,
+      rateBytesPerSec: 200_000,
+      valueSize: 100,
+      keySize: 8,
+    });
     expect(report.baseline).toBeNull();
     const [point] = report.points;
     // 2 accumulators at 100,000 B/s each: 500 bytes arrive during a 5 ms linger.
-    expect(point!.prediction).toMatchObject({ basis: 'producers × topics', accumulators: 2, bytesPerSecPerAccumulator: 100_000, lingerArrivalsBytes: 500, limitedBy: 'linger' });
+    expect(point!.prediction).toMatchObject({
+      basis: 'producers × topics',
+      accumulators: 2,
+      bytesPerSecPerAccumulator: 100_000,
+      lingerArrivalsBytes: 500,
+      limitedBy: 'linger',
+    });
     expect(point!.prediction!.meanBatchBytes).toBeCloseTo(608, 6);
     const m = point!.measured;
     expect(m.failed + m.uncertain).toBe(0);
@@ -28,11 +48,17 @@ describe('bench producer on the embedded broker', () => {
     expect(report.points[0]!.prediction).toBeNull();
     expect(report.baseline).toMatchObject({ batchSize: 1_000, inFlight: 4 });
     expect(report.baseline!.records).toBeGreaterThan(0);
-    expect(report.baseline!.ratio).toBeCloseTo(report.points[0]!.measured.recordsPerSec / report.baseline!.recordsPerSec, 9);
+    expect(report.baseline!.ratio).toBeCloseTo(
+      report.points[0]!.measured.recordsPerSec / report.baseline!.recordsPerSec,
+      9,
+    );
   }, 60_000);
 
   it('a sweep measures one point per value on one broker', async () => {
-    const report = await runProducerBench({ rateBytesPerSec: 100_000, durationMs: 200 }, { parameter: 'linger', values: [0, 20] });
+    const report = await runProducerBench(
+      { rateBytesPerSec: 100_000, durationMs: 200 },
+      { parameter: 'linger', values: [0, 20] },
+    );
     expect(report.params.sweep).toEqual({ parameter: 'linger', values: [0, 20] });
     expect(report.points.map((p) => p.lingerMs)).toEqual([0, 20]);
     expect(report.points.every((p) => p.measured.acked > 0)).toBe(true);
@@ -40,7 +66,12 @@ describe('bench producer on the embedded broker', () => {
 
   it('a frozen broker: every send settles (failed or uncertain) by its deadline', async () => {
     const report = await runProducerBench({
-      rateBytesPerSec: 500_000, durationMs: 1_500, stallAfterMs: 300, deliveryTimeoutMs: 1_000, requestTimeoutMs: 500, lingerMs: 5,
+      rateBytesPerSec: 500_000,
+      durationMs: 1_500,
+      stallAfterMs: 300,
+      deliveryTimeoutMs: 1_000,
+      requestTimeoutMs: 500,
+      lingerMs: 5,
     });
     const m = report.points[0]!.measured;
     expect(m.failed + m.uncertain).toBeGreaterThan(0);

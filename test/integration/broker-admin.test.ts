@@ -34,7 +34,8 @@ describe('topic administration', () => {
     const list = c.decode(TopicListReply, await c.request(ListTopicsRequest, {}));
     expect(list.topics).toEqual(['alpha', 'm.i_d-1', 'zeta']);
 
-    const bad = async (name: string, numPartitions: number) => c.error(await c.request(CreateTopicRequest, { name, numPartitions }));
+    const bad = async (name: string, numPartitions: number) =>
+      c.error(await c.request(CreateTopicRequest, { name, numPartitions }));
     expect(await bad('alpha', 1)).toEqual({ code: ErrorCode.INTERNAL, message: "topic 'alpha' already exists" });
     expect((await bad('__mine', 1))?.code).toBe(ErrorCode.BAD_FRAME);
     expect((await bad('x', 0))?.code).toBe(ErrorCode.BAD_FRAME);
@@ -51,20 +52,27 @@ describe('topic administration', () => {
     expect((await c.request(CreatePartitionsRequest, { name: 'orders', newTotal: 4 })).op).toBe(Op.OK);
     const d = c.decode(TopicDescriptionReply, await c.request(DescribeTopicRequest, { name: 'orders' }));
     expect(d.partitionCount).toBe(4);
-    expect(c.error(await c.request(CreatePartitionsRequest, { name: 'orders', newTotal: 4 }))?.code).toBe(ErrorCode.INVALID_PARTITIONS);
-    expect(c.error(await c.request(CreatePartitionsRequest, { name: 'orders', newTotal: 1025 }))?.code).toBe(ErrorCode.INVALID_PARTITIONS);
+    expect(c.error(await c.request(CreatePartitionsRequest, { name: 'orders', newTotal: 4 }))?.code).toBe(
+      ErrorCode.INVALID_PARTITIONS,
+    );
+    expect(c.error(await c.request(CreatePartitionsRequest, { name: 'orders', newTotal: 1025 }))?.code).toBe(
+      ErrorCode.INVALID_PARTITIONS,
+    );
     await env.broker.internalLog('__consumer_offsets', 1);
     expect(c.error(await c.request(CreatePartitionsRequest, { name: '__consumer_offsets', newTotal: 20 }))?.code).toBe(
       ErrorCode.TOPIC_FORBIDDEN,
     );
-    expect(c.error(await c.request(CreatePartitionsRequest, { name: 'nope', newTotal: 2 }))?.code).toBe(ErrorCode.TOPIC_MISSING);
+    expect(c.error(await c.request(CreatePartitionsRequest, { name: 'nope', newTotal: 2 }))?.code).toBe(
+      ErrorCode.TOPIC_MISSING,
+    );
   });
 
   it('alters config (sidecar keys only, sorted) and refuses unknown, immutable, non-numeric and non-positive values', async () => {
     const c = await setup({ topics: [{ name: 't', partitions: 1 }] });
     let d = c.decode(TopicDescriptionReply, await c.request(DescribeTopicRequest, { name: 't' }));
     expect(d.config).toEqual([]);
-    const alter = (key: string, value: string) => c.request(AlterTopicConfigRequest, { name: 't', entries: [{ key, value }] });
+    const alter = (key: string, value: string) =>
+      c.request(AlterTopicConfigRequest, { name: 't', entries: [{ key, value }] });
     expect((await alter('retention', '3600')).op).toBe(Op.OK);
     expect((await alter('max_segment_size', '1048576')).op).toBe(Op.OK);
     d = c.decode(TopicDescriptionReply, await c.request(DescribeTopicRequest, { name: 't' }));
@@ -82,7 +90,10 @@ describe('topic administration', () => {
       expect(c.error(await alter(key, value))?.code).toBe(ErrorCode.INVALID_CONFIG);
     }
     await env.broker.internalLog('__consumer_offsets', 1);
-    const internal = await c.request(AlterTopicConfigRequest, { name: '__consumer_offsets', entries: [{ key: 'retention', value: '1' }] });
+    const internal = await c.request(AlterTopicConfigRequest, {
+      name: '__consumer_offsets',
+      entries: [{ key: 'retention', value: '1' }],
+    });
     expect(c.error(internal)?.code).toBe(ErrorCode.TOPIC_FORBIDDEN);
     const missing = await c.request(DescribeTopicRequest, { name: 'ghost' });
     expect(c.error(missing)).toEqual({ code: ErrorCode.TOPIC_MISSING, message: "topic 'ghost' does not exist" });
@@ -95,27 +106,45 @@ describe('topic administration', () => {
     expect(fs.existsSync(`${env.dataDir}/gone`)).toBe(false);
     expect(c.error(await c.request(DeleteTopicRequest, { name: 'gone' }))?.code).toBe(ErrorCode.TOPIC_MISSING);
     await env.broker.internalLog('__consumer_offsets', 1);
-    expect(c.error(await c.request(DeleteTopicRequest, { name: '__consumer_offsets' }))?.code).toBe(ErrorCode.TOPIC_FORBIDDEN);
+    expect(c.error(await c.request(DeleteTopicRequest, { name: '__consumer_offsets' }))?.code).toBe(
+      ErrorCode.TOPIC_FORBIDDEN,
+    );
   });
 
   it('refuses the 1025th topic with ERR 6', async () => {
     // Logs that touch no disk: the cap is the registry's, and 1024 real partitions cost seconds to open.
     const noDisk: PartitionLog = {
-      backend: 'segmented', dir: '', logStartOffset: 0n, logEndOffset: 0n, fsyncCount: 0, durableEndOffset: 0n, fenced: undefined,
-      append: () => ({ offsets: [] }), sync: async () => undefined, read: () => [],
-      offsetForTimestamp: () => ({ offset: 0n, found: false }), close: async () => undefined,
+      backend: 'segmented',
+      dir: '',
+      logStartOffset: 0n,
+      logEndOffset: 0n,
+      fsyncCount: 0,
+      durableEndOffset: 0n,
+      fenced: undefined,
+      append: () => ({ offsets: [] }),
+      sync: async () => undefined,
+      read: () => [],
+      offsetForTimestamp: () => ({ offset: 0n, found: false }),
+      close: async () => undefined,
     };
     const base = storageLogFactory(resolveConfig({ dataDir: '' }));
     const c = await setup({ logFactory: { ...base, open: async () => noDisk } });
     for (let i = 0; i < 1024; i++) await env.broker.topics.createTopic(`t${i}`, 1);
-    expect(c.error(await c.request(CreateTopicRequest, { name: 'one-more', numPartitions: 1 }))?.code).toBe(ErrorCode.RATE_LIMITED);
+    expect(c.error(await c.request(CreateTopicRequest, { name: 'one-more', numPartitions: 1 }))?.code).toBe(
+      ErrorCode.RATE_LIMITED,
+    );
     expect(c.decode(TopicListReply, await c.request(ListTopicsRequest, {})).topics).toHaveLength(1024);
   });
 
   it('LIST_OFFSETS under acks=none reports bounds with LSO_KNOWN|LOCAL (the HWM is the LEO, so not exact) and answers timestamp queries', async () => {
     const c = await setup({ topics: [{ name: 'o', partitions: 2 }], acks: 'none' });
     const before = BigInt(Date.now());
-    const p1 = await c.request(ProduceRequest, { codec: 0, topic: 'o', key: Buffer.from('a'), value: Buffer.from('v') });
+    const p1 = await c.request(ProduceRequest, {
+      codec: 0,
+      topic: 'o',
+      key: Buffer.from('a'),
+      value: Buffer.from('v'),
+    });
     expect(p1.op).toBe(Op.PRODUCE_ACK);
     const bounds = c.decode(OffsetsReply, await c.request(ListOffsetsRequest, { topic: 'o' }));
     expect(bounds.forTimes).toBeUndefined();
@@ -124,12 +153,18 @@ describe('topic administration', () => {
       { partition: 1, earliest: 0n, latest: 31n, highWatermark: 31n, lso: 31n, flags: 6 },
       { partition: 2, earliest: 0n, latest: 0n, highWatermark: 0n, lso: 0n, flags: 6 },
     ]);
-    const times = c.decode(OffsetsReply, await c.request(ListOffsetsRequest, { topic: 'o', mode: 1, timestampMs: before }));
+    const times = c.decode(
+      OffsetsReply,
+      await c.request(ListOffsetsRequest, { topic: 'o', mode: 1, timestampMs: before }),
+    );
     expect(times.forTimes).toEqual([
       { partition: 1, offset: 0n, flags: 1 },
       { partition: 2, offset: 0n, flags: 0 },
     ]);
-    const badMode = await c.requestFrame(Op.LIST_OFFSETS, Buffer.concat([Buffer.from([0, 0, 0, 1]), Buffer.from('o'), Buffer.from([7])]));
+    const badMode = await c.requestFrame(
+      Op.LIST_OFFSETS,
+      Buffer.concat([Buffer.from([0, 0, 0, 1]), Buffer.from('o'), Buffer.from([7])]),
+    );
     expect(c.error(badMode)?.code).toBe(ErrorCode.BAD_FRAME);
     expect(c.error(await c.request(ListOffsetsRequest, { topic: 'nope' }))?.code).toBe(ErrorCode.TOPIC_MISSING);
   });

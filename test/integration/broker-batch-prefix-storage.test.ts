@@ -18,7 +18,12 @@ async function tempDir(): Promise<string> {
 }
 
 const recs = (n: number, from = 0, ts = 1_700_000_000_000n) =>
-  Array.from({ length: n }, (_, i) => ({ attrs: 0, timestamp: ts + BigInt(from + i), key: Buffer.from(`k${from + i}`), value: Buffer.alloc(600, from + i) }));
+  Array.from({ length: n }, (_, i) => ({
+    attrs: 0,
+    timestamp: ts + BigInt(from + i),
+    key: Buffer.from(`k${from + i}`),
+    value: Buffer.alloc(600, from + i),
+  }));
 
 describe('SegmentedLog.truncateTo', () => {
   it('cuts back across rolls: later segments and index entries go, the cut survives a clean restart and appends resume there', async () => {
@@ -33,7 +38,9 @@ describe('SegmentedLog.truncateTo', () => {
     const segmentsAfterCut = log.segmentCount;
     const files = (await fs.readdir(d)).filter((f) => f.endsWith('.log'));
     expect(files).toHaveLength(segmentsAfterCut);
-    expect(log.read(0n, { maxRecords: 100 }).map((r) => r.key.toString())).toEqual(recs(12).map((r) => r.key.toString()));
+    expect(log.read(0n, { maxRecords: 100 }).map((r) => r.key.toString())).toEqual(
+      recs(12).map((r) => r.key.toString()),
+    );
     expect(log.offsetForTimestamp(1_700_000_000_000n + 20n)).toEqual({ offset: cut, found: false });
     await log.sync();
     await log.close();
@@ -72,7 +79,9 @@ describe('CommitLog.truncateTo', () => {
     log.truncateTo(7n);
     expect(log.logEndOffset).toBe(7n);
     expect(log.segmentInfo.at(-1)!.base).toBeLessThanOrEqual(7n);
-    expect(log.read(0n, { maxRecords: 100 }).map((r) => r.key.toString())).toEqual(recs(7).map((r) => r.key.toString()));
+    expect(log.read(0n, { maxRecords: 100 }).map((r) => r.key.toString())).toEqual(
+      recs(7).map((r) => r.key.toString()),
+    );
     expect(log.append(recs(1, 50)).offsets).toEqual([7n]);
     await log.close();
 

@@ -8,11 +8,14 @@ import { useTempBroker } from '../helpers/temp-broker.js';
 
 const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }] });
 
-const records = (n: number) => Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`) }));
+const records = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`) }));
 
 /** Every stored key per partition (1-based index 0 = partition 1). */
 function storedKeys(b: Broker): string[][] {
-  return b.topics.requireTopic('orders').partitions.map((log) => log.read(0n, { maxRecords: 1_000 }).map((r) => r.key.toString()));
+  return b.topics
+    .requireTopic('orders')
+    .partitions.map((log) => log.read(0n, { maxRecords: 1_000 }).map((r) => r.key.toString()));
 }
 
 describe('PRODUCE_BATCH prefix across partitions', () => {
@@ -31,16 +34,23 @@ describe('PRODUCE_BATCH prefix across partitions', () => {
     expect(earlier.some((i) => i > failAt)).toBe(true);
     (broker.topics.requireTopic('orders').partitions[failing - 1] as SegmentedLog).faults = { failAfterRecords: 2 };
 
-    const reply = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: batch }));
+    const reply = c.decode(
+      ProduceBatchAckReply,
+      await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: batch }),
+    );
     expect(reply.errorCode).toBe(ErrorCode.INTERNAL);
     expect(reply.acks).toHaveLength(failAt);
     expect(reply.acks.map((a) => a.partition)).toEqual(assigned.slice(0, failAt));
 
     const restarted = await env.restart();
-    const expected = [1, 2, 3, 4].map((p) => batch.flatMap((r, i) => (i < failAt && assigned[i] === p ? [r.key.toString()] : [])));
+    const expected = [1, 2, 3, 4].map((p) =>
+      batch.flatMap((r, i) => (i < failAt && assigned[i] === p ? [r.key.toString()] : [])),
+    );
     expect(storedKeys(restarted)).toEqual(expected);
     for (const ack of reply.acks) {
-      const [rec] = restarted.topics.requireTopic('orders').partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
+      const [rec] = restarted.topics
+        .requireTopic('orders')
+        .partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
       expect(rec!.offset).toBe(ack.offset);
     }
   });
@@ -53,14 +63,22 @@ describe('PRODUCE_BATCH prefix across partitions', () => {
     const order = [...new Set(assigned)];
     const log = broker.topics.requireTopic('orders').partitions[order[1]! - 1] as SegmentedLog;
     log.faults = { failAfterRecords: 1 };
-    const first = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: batch }));
+    const first = c.decode(
+      ProduceBatchAckReply,
+      await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: batch }),
+    );
     log.faults = undefined;
     const tail = batch.slice(first.acks.length);
-    const second = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: tail }));
+    const second = c.decode(
+      ProduceBatchAckReply,
+      await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: tail }),
+    );
     expect(second.errorCode).toBe(ErrorCode.NONE);
     expect(first.acks.length + second.acks.length).toBe(40);
     const keys = storedKeys(broker);
     expect(keys.flat().sort()).toEqual(batch.map((r) => r.key.toString()).sort());
-    expect(keys).toEqual([1, 2, 3, 4].map((p) => batch.flatMap((r, i) => (assigned[i] === p ? [r.key.toString()] : []))));
+    expect(keys).toEqual(
+      [1, 2, 3, 4].map((p) => batch.flatMap((r, i) => (assigned[i] === p ? [r.key.toString()] : []))),
+    );
   });
 });

@@ -75,7 +75,8 @@ describe('connection limits', () => {
     try {
       other = env.track(await RawClient.connectFrom(port, '127.0.0.2'));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') return ctx.skip('127.0.0.2 is not a local address on this system');
+      if ((err as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL')
+        return ctx.skip('127.0.0.2 is not a local address on this system');
       throw err;
     }
     await other.request(ListTopicsRequest, {}).catch(() => undefined);
@@ -87,12 +88,19 @@ describe('connection limits', () => {
 describe('broker-wide send budget', () => {
   it('sheds the connection holding the most unsent bytes; a reading client is served', async () => {
     const cap = 2 * 1_048_576;
-    await env.start({ topics: [{ name: 'big', partitions: 1 }], maxPendingSendBytesTotal: cap, consumer: { pollBytes: 512 * 1024 } });
+    await env.start({
+      topics: [{ name: 'big', partitions: 1 }],
+      maxPendingSendBytesTotal: cap,
+      consumer: { pollBytes: 512 * 1024 },
+    });
     const producer = await env.raw();
     const value = Buffer.alloc(60_000, 7);
     for (let i = 0; i < 13; i++) {
       const records = Array.from({ length: 8 }, (_, j) => ({ key: Buffer.from(`k${i * 8 + j}`), value }));
-      producer.decode(ProduceBatchAckReply, await producer.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'big', records }));
+      producer.decode(
+        ProduceBatchAckReply,
+        await producer.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'big', records }),
+      );
     }
     const shed: string[] = [];
     env.broker.on((e) => {
@@ -102,13 +110,23 @@ describe('broker-wide send budget', () => {
     const readers = await Promise.all([env.raw(), env.raw(), env.raw()]);
     readers.forEach((r, i) => {
       r.socket.pause();
-      const fetch = encodeFrame(FetchRequest, Buffer.alloc(16, i + 1), { topic: 'big', group: `g${i}`, maxRecords: 1000, flags: FetchFlag.BATCHED });
+      const fetch = encodeFrame(FetchRequest, Buffer.alloc(16, i + 1), {
+        topic: 'big',
+        group: `g${i}`,
+        maxRecords: 1000,
+        flags: FetchFlag.BATCHED,
+      });
       r.writeRaw(Buffer.concat(Array.from({ length: 12 }, () => fetch)));
     });
     await until('a connection is shed', () => shed.length > 0);
     expect(env.broker.pendingSendBytes).toBeLessThanOrEqual(cap);
     const reader = await env.raw();
-    const reply = await reader.request(FetchRequest, { topic: 'big', group: 'well-behaved', maxRecords: 4, flags: FetchFlag.BATCHED });
+    const reply = await reader.request(FetchRequest, {
+      topic: 'big',
+      group: 'well-behaved',
+      maxRecords: 4,
+      flags: FetchFlag.BATCHED,
+    });
     expect(reader.decode(RecordBatchReply, reply).records).toHaveLength(4);
     for (const r of readers) r.socket.resume();
   });

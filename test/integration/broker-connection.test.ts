@@ -59,7 +59,10 @@ describe('authentication', () => {
     expect(await verifyPassword('Secret', passwordHash)).toBe(false);
     await env.start({ auth: { username: 'admin', passwordHash }, authMaxFailures: 2, authLockoutMs: 60_000 });
     await env.raw('admin', 'secret');
-    for (const [user, pass] of [['admin', 'wrong'], ['root', 'secret']]) {
+    for (const [user, pass] of [
+      ['admin', 'wrong'],
+      ['root', 'secret'],
+    ]) {
       const c = await env.rawConnection();
       await c.request(HelloRequest, { version: 1 });
       c.send(AuthRequest, { username: user!, password: pass! });

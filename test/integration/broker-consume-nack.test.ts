@@ -19,15 +19,24 @@ describe('NACK', () => {
     await fetchFrames(c, 'orders', 'g', 10);
     expect(errorCodeOf(await nack(0))).toBe(ErrorCode.BAD_FRAME);
     expect(errorCodeOf(await nack(3))).toBe(ErrorCode.BAD_FRAME);
-    expect(errorCodeOf(await c.request(NackRequest, { topic: 'nope', partition: 1, offset: 0n, reason: '' }))).toBe(ErrorCode.TOPIC_MISSING);
+    expect(errorCodeOf(await c.request(NackRequest, { topic: 'nope', partition: 1, offset: 0n, reason: '' }))).toBe(
+      ErrorCode.TOPIC_MISSING,
+    );
     expect(h.rt.nacks.count({ group: 'g', topic: 'orders', partition: 1, offset: 0n })).toBe(0);
   });
 
   it('rewinds the group to the record twice, then dead-letters it on the 3rd NACK and advances past it', async () => {
     await h.start([{ name: 'orders', partitions: 2 }]);
-    const offsets = await h.append('orders', 2, 3, 'r', { attrs: Codec.GZIP, value: compressValue(Codec.GZIP, Buffer.from('poison')) });
+    const offsets = await h.append('orders', 2, 3, 'r', {
+      attrs: Codec.GZIP,
+      value: compressValue(Codec.GZIP, Buffer.from('poison')),
+    });
     const c = await h.client();
-    const nack = async () => c.decode(NackAckReply, await c.request(NackRequest, { topic: 'orders', partition: 2, offset: offsets[1]!, reason: 'cannot parse' }));
+    const nack = async () =>
+      c.decode(
+        NackAckReply,
+        await c.request(NackRequest, { topic: 'orders', partition: 2, offset: offsets[1]!, reason: 'cannot parse' }),
+      );
 
     expect(recordsIn(await fetchFrames(c, 'orders', 'g', 10))).toHaveLength(3);
     expect(await nack()).toEqual({ deadLettered: false, attempts: 1, dlqTopic: '' });
@@ -73,7 +82,9 @@ describe('NACK', () => {
     const c = await h.client();
     expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 10)))).toEqual(['p1-0', 'p1-1']);
     const leo = h.broker.topics.requireTopic('orders').partitions[0]!.logEndOffset;
-    expect(errorCodeOf(await c.request(NackRequest, { topic: 'orders', partition: 1, offset: leo, reason: '' }))).toBe(ErrorCode.INTERNAL);
+    expect(errorCodeOf(await c.request(NackRequest, { topic: 'orders', partition: 1, offset: leo, reason: '' }))).toBe(
+      ErrorCode.INTERNAL,
+    );
     expect(h.rt.offsets.get('g', 'orders', 1)).toBe(leo);
   });
 });

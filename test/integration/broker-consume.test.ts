@@ -7,7 +7,14 @@ import { Codec, FetchFlag, Isolation, Op } from '../../src/protocol/opcodes.js';
 import { ZERO_CORREL } from '../../src/protocol/message.js';
 import { RecordReply } from '../../src/protocol/messages/fetch.js';
 import { encodeControlValue, RecordAttr } from '../../src/storage/record.js';
-import { ConsumerHarness, errorCodeOf, eventually, fetchFrames, recordsIn, values } from '../helpers/consumer-harness.js';
+import {
+  ConsumerHarness,
+  errorCodeOf,
+  eventually,
+  fetchFrames,
+  recordsIn,
+  values,
+} from '../helpers/consumer-harness.js';
 
 const h = new ConsumerHarness();
 afterEach(() => h.cleanup());
@@ -48,7 +55,10 @@ describe('FETCH reply shapes (wire.md §13 item 6)', () => {
     await h.append('orders', 1, 1, 'h', { headers: [{ name: 'trace', value: Buffer.from('abc') }] });
     await h.append('orders', 1, 1, 'plain');
     const c = await h.client();
-    const withHeaders = recordsIn(await fetchFrames(c, 'orders', 'g1', 10, { flags: FetchFlag.BATCHED | FetchFlag.HEADERS }), true);
+    const withHeaders = recordsIn(
+      await fetchFrames(c, 'orders', 'g1', 10, { flags: FetchFlag.BATCHED | FetchFlag.HEADERS }),
+      true,
+    );
     expect(withHeaders.map((r) => r.headers)).toEqual([[{ name: 'trace', value: Buffer.from('abc') }], []]);
     const c2 = await h.client();
     const without = recordsIn(await fetchFrames(c2, 'orders', 'g2', 10, { flags: FetchFlag.BATCHED }));
@@ -69,7 +79,9 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
     expect(recordsIn(await fetchFrames(c, 'orders', 'g', 100, { flags: FetchFlag.BATCHED }))).toEqual([]);
     expect(h.rt.offsets.commitCount - before).toBe(2);
     await h.append('orders', 2, 1, 'late');
-    expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 100, { flags: FetchFlag.BATCHED })))).toEqual(['late-0']);
+    expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 100, { flags: FetchFlag.BATCHED })))).toEqual([
+      'late-0',
+    ]);
   });
 
   it('max_records = 3 on one partition resumes exactly at the 4th record', async () => {
@@ -115,9 +127,19 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
     const log = h.broker.topics.requireTopic('orders').partitions[0]!;
     log.append([
-      { attrs: Codec.GZIP, timestamp: 1n, key: Buffer.from('k'), value: compressValue(Codec.GZIP, Buffer.from('zipped')) },
+      {
+        attrs: Codec.GZIP,
+        timestamp: 1n,
+        key: Buffer.from('k'),
+        value: compressValue(Codec.GZIP, Buffer.from('zipped')),
+      },
       { attrs: RecordAttr.CONTROL, timestamp: 2n, key: Buffer.alloc(0), value: encodeControlValue(1, 7n, 0) },
-      { attrs: Codec.SNAPPY, timestamp: 3n, key: Buffer.from('k'), value: compressValue(Codec.SNAPPY, Buffer.from('snapped')) },
+      {
+        attrs: Codec.SNAPPY,
+        timestamp: 3n,
+        key: Buffer.from('k'),
+        value: compressValue(Codec.SNAPPY, Buffer.from('snapped')),
+      },
     ]);
     await log.sync();
     const c = await h.client();
@@ -162,9 +184,13 @@ describe('FETCH and SUBSCRIBE preconditions', () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
     const pull = await h.client();
     await fetchFrames(pull, 'orders', 'g', 1);
-    expect(errorCodeOf(await pull.request(SubscribeRequest, { topic: 'orders', group: 'g' }))).toBe(ErrorCode.BAD_PROTOCOL);
+    expect(errorCodeOf(await pull.request(SubscribeRequest, { topic: 'orders', group: 'g' }))).toBe(
+      ErrorCode.BAD_PROTOCOL,
+    );
     expect(errorCodeOf(await fetchFrames(pull, 'orders', 'other', 1))).toBe(ErrorCode.BAD_PROTOCOL);
-    expect(errorCodeOf(await fetchFrames(pull, 'orders', 'g', 1, { isolation: Isolation.READ_COMMITTED }))).toBe(ErrorCode.BAD_PROTOCOL);
+    expect(errorCodeOf(await fetchFrames(pull, 'orders', 'g', 1, { isolation: Isolation.READ_COMMITTED }))).toBe(
+      ErrorCode.BAD_PROTOCOL,
+    );
     // Any isolation byte other than 1 is read_uncommitted, so 7 matches the first FETCH.
     expect((await fetchFrames(pull, 'orders', 'g', 1, { isolation: 7 })).at(-1)!.op).toBe(Op.OK);
     const push = await h.client();
@@ -177,11 +203,19 @@ describe('COMMIT', () => {
   it('needs an earlier FETCH or SUBSCRIBE (ERR 8), an existing topic (ERR 5) and a partition in 1..N (ERR 1)', async () => {
     await h.start([{ name: 'orders', partitions: 2 }]);
     const c = await h.client();
-    expect(errorCodeOf(await c.request(CommitRequest, { topic: 'orders', partition: 1, offset: 0n }))).toBe(ErrorCode.BAD_PROTOCOL);
+    expect(errorCodeOf(await c.request(CommitRequest, { topic: 'orders', partition: 1, offset: 0n }))).toBe(
+      ErrorCode.BAD_PROTOCOL,
+    );
     await fetchFrames(c, 'orders', 'g', 1);
-    expect(errorCodeOf(await c.request(CommitRequest, { topic: 'nope', partition: 1, offset: 0n }))).toBe(ErrorCode.TOPIC_MISSING);
-    expect(errorCodeOf(await c.request(CommitRequest, { topic: 'orders', partition: 0, offset: 0n }))).toBe(ErrorCode.BAD_FRAME);
-    expect(errorCodeOf(await c.request(CommitRequest, { topic: 'orders', partition: 3, offset: 0n }))).toBe(ErrorCode.BAD_FRAME);
+    expect(errorCodeOf(await c.request(CommitRequest, { topic: 'nope', partition: 1, offset: 0n }))).toBe(
+      ErrorCode.TOPIC_MISSING,
+    );
+    expect(errorCodeOf(await c.request(CommitRequest, { topic: 'orders', partition: 0, offset: 0n }))).toBe(
+      ErrorCode.BAD_FRAME,
+    );
+    expect(errorCodeOf(await c.request(CommitRequest, { topic: 'orders', partition: 3, offset: 0n }))).toBe(
+      ErrorCode.BAD_FRAME,
+    );
     expect(h.rt.offsets.offsetsOf('g')).toEqual([]);
   });
 

@@ -17,11 +17,19 @@ describe('send deadline (wire.md §1)', () => {
   it('a client that never reads is closed once its unsent replies have not drained for sendTimeoutMs', async () => {
     // A pending-bytes cap far above what the test queues, so only the deadline can close the connection.
     const warnings: Record<string, unknown>[] = [];
-    const logger = { ...silentLogger, warn: (_: string, fields?: Record<string, unknown>) => warnings.push(fields ?? {}) };
+    const logger = {
+      ...silentLogger,
+      warn: (_: string, fields?: Record<string, unknown>) => warnings.push(fields ?? {}),
+    };
     const b = await env.start({ sendTimeoutMs: 300, maxPendingSendBytes: 1 << 30, logger });
     const value = Buffer.alloc(512 * 1024, 7);
     const log = b.topics.requireTopic('big').partitions[0]!;
-    const records = Array.from({ length: FETCHES * 8 }, (_, i) => ({ attrs: 0, timestamp: 1n, key: Buffer.from(`k${i}`), value }));
+    const records = Array.from({ length: FETCHES * 8 }, (_, i) => ({
+      attrs: 0,
+      timestamp: 1n,
+      key: Buffer.from(`k${i}`),
+      value,
+    }));
     expect(log.append(records).error).toBeUndefined();
     await log.sync();
     const events: BrokerEvent[] = [];
@@ -29,7 +37,8 @@ describe('send deadline (wire.md §1)', () => {
     const c = await env.raw();
     c.socket.pause();
     // One connection is bound to one group, and each FETCH resumes where the last one left: FETCHES × 4 MiB queued.
-    for (let i = 0; i < FETCHES; i++) c.send(FetchRequest, { topic: 'big', group: 'g', maxRecords: 8, flags: FetchFlag.BATCHED });
+    for (let i = 0; i < FETCHES; i++)
+      c.send(FetchRequest, { topic: 'big', group: 'g', maxRecords: 8, flags: FetchFlag.BATCHED });
     await eventually(() => events.some((e) => e.type === 'connection-closed'), 10_000);
     const closed = events.find((e) => e.type === 'connection-closed');
     expect(closed).toMatchObject({ reason: 'send-deadline', connections: 0 });

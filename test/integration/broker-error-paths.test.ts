@@ -21,10 +21,16 @@ const env = useTempBroker();
 function recordingLogger(): { logger: Logger; errors: string[] } {
   const errors: string[] = [];
   const none = () => undefined;
-  return { errors, logger: { debug: none, info: none, warn: none, error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`) } };
+  return {
+    errors,
+    logger: { debug: none, info: none, warn: none, error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`) },
+  };
 }
 
-async function expectPathFreeError(c: RawClient, reply: Promise<import('../../src/protocol/frame-decoder.js').Frame>): Promise<string> {
+async function expectPathFreeError(
+  c: RawClient,
+  reply: Promise<import('../../src/protocol/frame-decoder.js').Frame>,
+): Promise<string> {
   const frame = await reply;
   const err = c.error(frame);
   expect(err, `expected an ERROR, got op 0x${frame.op.toString(16)}`).toBeDefined();
@@ -40,16 +46,31 @@ describe('error replies carry no server paths', () => {
     const { logger, errors } = recordingLogger();
     await env.start({ topics: [{ name: 'orders', partitions: 1 }], logger });
     const c = await env.raw();
-    const ack = c.decode(ProduceAckReply, await c.request(ProduceRequest, { codec: 0, topic: 'orders', key: Buffer.from('k'), value: Buffer.alloc(200, 1) }));
-    expect((await c.request(FetchRequest, { topic: 'orders', group: 'g', maxRecords: 10, flags: FetchFlag.BATCHED })).op).toBe(Op.RECORD_BATCH);
+    const ack = c.decode(
+      ProduceAckReply,
+      await c.request(ProduceRequest, {
+        codec: 0,
+        topic: 'orders',
+        key: Buffer.from('k'),
+        value: Buffer.alloc(200, 1),
+      }),
+    );
+    expect(
+      (await c.request(FetchRequest, { topic: 'orders', group: 'g', maxRecords: 10, flags: FetchFlag.BATCHED })).op,
+    ).toBe(Op.RECORD_BATCH);
     await c.waitFor((f) => f.op === Op.OK);
     for (const inside of [ack.offset + 1n, ack.offset + 37n, ack.offset + 150n]) {
-      const message = await expectPathFreeError(c, c.request(NackRequest, { topic: 'orders', partition: 1, offset: inside, reason: 'x' }));
+      const message = await expectPathFreeError(
+        c,
+        c.request(NackRequest, { topic: 'orders', partition: 1, offset: inside, reason: 'x' }),
+      );
       expect(message).toBe(`cannot nack orders/partition-1 offset ${inside}: no record at that offset`);
     }
     expect(errors).toEqual([]);
     // The group was not moved by the bogus NACKs.
-    expect((await c.request(FetchRequest, { topic: 'orders', group: 'g', maxRecords: 10, flags: FetchFlag.BATCHED })).op).toBe(Op.OK);
+    expect(
+      (await c.request(FetchRequest, { topic: 'orders', group: 'g', maxRecords: 10, flags: FetchFlag.BATCHED })).op,
+    ).toBe(Op.OK);
   });
 
   it('a file-system failure behind a request answers its syscall and code, not the path', async () => {
@@ -59,6 +80,8 @@ describe('error replies carry no server paths', () => {
     await fs.writeFile(path.join(env.dataDir, 'blocked'), 'not a directory');
     const message = await expectPathFreeError(c, c.request(CreateTopicRequest, { name: 'blocked', numPartitions: 1 }));
     expect(message).toMatch(/^\w+ failed: E[A-Z]+$/);
-    expect(c.error(await c.request(CreateTopicRequest, { name: 'blocked', numPartitions: 1 }))?.code).toBe(ErrorCode.INTERNAL);
+    expect(c.error(await c.request(CreateTopicRequest, { name: 'blocked', numPartitions: 1 }))?.code).toBe(
+      ErrorCode.INTERNAL,
+    );
   });
 });

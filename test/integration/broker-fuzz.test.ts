@@ -31,7 +31,13 @@ const templates = [
   encodeFrame(AuthRequest, correl, { username: 'u', password: 'p' }),
   encodeFrame(ProduceRequest, correl, { codec: 0, topic: 'fuzz', key: Buffer.from('k'), value: Buffer.from('value') }),
   encodeFrame(ProduceBatchRequest, correl, {
-    flags: 0, codec: 1, topic: 'fuzz', records: [{ key: Buffer.from('a'), value: Buffer.from('b') }, { key: Buffer.alloc(0), value: Buffer.from('c') }],
+    flags: 0,
+    codec: 1,
+    topic: 'fuzz',
+    records: [
+      { key: Buffer.from('a'), value: Buffer.from('b') },
+      { key: Buffer.alloc(0), value: Buffer.from('c') },
+    ],
   }),
   encodeFrame(DescribeTopicRequest, correl, { name: 'fuzz' }),
   encodeFrame(ListOffsetsRequest, correl, { topic: 'fuzz', mode: 1, timestampMs: 0n }),
@@ -78,7 +84,12 @@ describe('broker fuzz', () => {
     }
     expect(sent).toBe(5_000);
     const fresh = await RawClient.authenticated(env.port);
-    const reply = await fresh.request(ProduceRequest, { codec: 0, topic: 'fuzz', key: Buffer.from('k'), value: Buffer.from('v') });
+    const reply = await fresh.request(ProduceRequest, {
+      codec: 0,
+      topic: 'fuzz',
+      key: Buffer.from('k'),
+      value: Buffer.from('v'),
+    });
     expect(reply.op).toBe(Op.PRODUCE_ACK);
     await fresh.close();
 

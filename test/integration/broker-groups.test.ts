@@ -46,8 +46,20 @@ describe('JOIN_GROUP and range assignment', () => {
     const d = await describeGroup(a, 'g');
     expect(d.state).toBe(GroupState.STABLE);
     expect(d.members).toEqual([
-      { memberId: 'member-a', topics: [{ topic: 'audit', partitions: [1] }, { topic: 'orders', partitions: [1, 2] }] },
-      { memberId: 'member-b', topics: [{ topic: 'audit', partitions: [] }, { topic: 'orders', partitions: [3] }] },
+      {
+        memberId: 'member-a',
+        topics: [
+          { topic: 'audit', partitions: [1] },
+          { topic: 'orders', partitions: [1, 2] },
+        ],
+      },
+      {
+        memberId: 'member-b',
+        topics: [
+          { topic: 'audit', partitions: [] },
+          { topic: 'orders', partitions: [3] },
+        ],
+      },
       { memberId: 'member-c', topics: [{ topic: 'orders', partitions: [4] }] },
     ]);
   });
@@ -64,10 +76,16 @@ describe('JOIN_GROUP and range assignment', () => {
   it('refuses an unknown topic (ERR 5), no topics (ERR 1) and a second group on one connection (ERR 13)', async () => {
     await h.start([{ name: 'orders', partitions: 2 }]);
     const c = await h.client();
-    expect(errorCodeOf(await c.request(JoinGroupRequest, { groupId: 'g', memberId: 'm', topics: ['orders', 'nope'] }))).toBe(ErrorCode.TOPIC_MISSING);
-    expect(errorCodeOf(await c.request(JoinGroupRequest, { groupId: 'g', memberId: 'm', topics: [] }))).toBe(ErrorCode.BAD_FRAME);
+    expect(
+      errorCodeOf(await c.request(JoinGroupRequest, { groupId: 'g', memberId: 'm', topics: ['orders', 'nope'] })),
+    ).toBe(ErrorCode.TOPIC_MISSING);
+    expect(errorCodeOf(await c.request(JoinGroupRequest, { groupId: 'g', memberId: 'm', topics: [] }))).toBe(
+      ErrorCode.BAD_FRAME,
+    );
     await join(c, 'g', 'm', ['orders']);
-    expect(errorCodeOf(await c.request(JoinGroupRequest, { groupId: 'other', memberId: 'm', topics: ['orders'] }))).toBe(ErrorCode.GROUP_CONFLICT);
+    expect(
+      errorCodeOf(await c.request(JoinGroupRequest, { groupId: 'other', memberId: 'm', topics: ['orders'] })),
+    ).toBe(ErrorCode.GROUP_CONFLICT);
     expect(h.rt.groups.get('other')).toBeUndefined();
   });
 
@@ -83,7 +101,9 @@ describe('JOIN_GROUP and range assignment', () => {
     expect((await b.request(LeaveGroupRequest, { groupId: 'g', memberId: 'ignored' })).op).toBe(Op.OK);
     const fromB = recordsIn(await fetchFrames(b, 'orders', 'g', 10, { flags: FetchFlag.BATCHED }));
     expect(fromB.map((r) => r.value.toString())).toEqual(['two-0', 'two-1']);
-    expect(errorCodeOf(await b.request(GroupHeartbeatRequest, { groupId: 'g', memberId: 'b' }))).toBe(ErrorCode.GROUP_MEMBER_UNKNOWN);
+    expect(errorCodeOf(await b.request(GroupHeartbeatRequest, { groupId: 'g', memberId: 'b' }))).toBe(
+      ErrorCode.GROUP_MEMBER_UNKNOWN,
+    );
   });
 
   it('a closed connection’s member leaves and the group rebalances', async () => {
@@ -93,7 +113,9 @@ describe('JOIN_GROUP and range assignment', () => {
     await join(b, 'g', 'b', ['orders']);
     await b.close();
     await eventually(() => h.rt.groups.get('g')!.members.size === 1);
-    expect((await describeGroup(a, 'g')).members).toEqual([{ memberId: 'a', topics: [{ topic: 'orders', partitions: [1, 2] }] }]);
+    expect((await describeGroup(a, 'g')).members).toEqual([
+      { memberId: 'a', topics: [{ topic: 'orders', partitions: [1, 2] }] },
+    ]);
   });
 });
 
@@ -101,11 +123,17 @@ describe('GROUP_HEARTBEAT and session expiry', () => {
   it('answers OK for the connection’s own group and ERR 12 for another group or no membership', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
     const c = await h.client();
-    expect(errorCodeOf(await c.request(GroupHeartbeatRequest, { groupId: 'g', memberId: 'm' }))).toBe(ErrorCode.GROUP_MEMBER_UNKNOWN);
+    expect(errorCodeOf(await c.request(GroupHeartbeatRequest, { groupId: 'g', memberId: 'm' }))).toBe(
+      ErrorCode.GROUP_MEMBER_UNKNOWN,
+    );
     await join(c, 'g', 'm', ['orders']);
     expect((await c.request(GroupHeartbeatRequest, { groupId: 'g', memberId: 'anything' })).op).toBe(Op.OK);
-    expect(errorCodeOf(await c.request(GroupHeartbeatRequest, { groupId: 'h', memberId: 'm' }))).toBe(ErrorCode.GROUP_MEMBER_UNKNOWN);
-    expect(errorCodeOf(await c.request(LeaveGroupRequest, { groupId: 'h', memberId: 'm' }))).toBe(ErrorCode.GROUP_MEMBER_UNKNOWN);
+    expect(errorCodeOf(await c.request(GroupHeartbeatRequest, { groupId: 'h', memberId: 'm' }))).toBe(
+      ErrorCode.GROUP_MEMBER_UNKNOWN,
+    );
+    expect(errorCodeOf(await c.request(LeaveGroupRequest, { groupId: 'h', memberId: 'm' }))).toBe(
+      ErrorCode.GROUP_MEMBER_UNKNOWN,
+    );
   });
 
   it('an evicted member reads nothing and its COMMIT is ERR 12 until it joins again', async () => {
@@ -117,8 +145,12 @@ describe('GROUP_HEARTBEAT and session expiry', () => {
     h.rt.groups.get('g')!.members.get('m')!.lastHeartbeatMs = Date.now() - 31_000;
     h.rt.reap();
     expect(recordsIn(await fetchFrames(c, 'orders', 'g', 10))).toEqual([]);
-    expect(errorCodeOf(await c.request(CommitRequest, { topic: 'orders', partition: 1, offset: 0n }))).toBe(ErrorCode.GROUP_MEMBER_UNKNOWN);
-    expect(errorCodeOf(await c.request(GroupHeartbeatRequest, { groupId: 'g', memberId: 'm' }))).toBe(ErrorCode.GROUP_MEMBER_UNKNOWN);
+    expect(errorCodeOf(await c.request(CommitRequest, { topic: 'orders', partition: 1, offset: 0n }))).toBe(
+      ErrorCode.GROUP_MEMBER_UNKNOWN,
+    );
+    expect(errorCodeOf(await c.request(GroupHeartbeatRequest, { groupId: 'g', memberId: 'm' }))).toBe(
+      ErrorCode.GROUP_MEMBER_UNKNOWN,
+    );
     await join(c, 'g', 'm', ['orders']);
     expect(recordsIn(await fetchFrames(c, 'orders', 'g', 10)).map((r) => r.value.toString())).toEqual(['p1-1']);
   });
@@ -196,7 +228,9 @@ describe('LIST_GROUPS, DESCRIBE_GROUP, DELETE_GROUP', () => {
     expect(h.rt.offsets.offsetsOf('g').map((o) => o.topic)).toEqual(['audit', 'orders']);
     expect((await admin.request(DeleteTopicRequest, { name: 'orders' })).op).toBe(Op.OK);
     expect(h.rt.offsets.offsetsOf('g').map((o) => o.topic)).toEqual(['audit']);
-    expect((await describeGroup(admin, 'g')).members).toEqual([{ memberId: 'm', topics: [{ topic: 'audit', partitions: [1] }] }]);
+    expect((await describeGroup(admin, 'g')).members).toEqual([
+      { memberId: 'm', topics: [{ topic: 'audit', partitions: [1] }] },
+    ]);
     await h.restart();
     expect(h.rt.offsets.offsetsOf('g')).toEqual([{ topic: 'audit', partition: 1, offset: expect.any(BigInt) }]);
   });

@@ -31,7 +31,10 @@ const records = (n: number, key = (i: number) => `k${i}`) =>
 describe('PRODUCE', () => {
   it('stores a keyed record in fnv1a(key) mod N + 1, acks after fsync, and survives a restart', async () => {
     const c = await start();
-    const ack = c.decode(ProduceAckReply, await c.request(ProduceRequest, { codec: 0, topic: 'orders', key: buf('key-1'), value: buf('v') }));
+    const ack = c.decode(
+      ProduceAckReply,
+      await c.request(ProduceRequest, { codec: 0, topic: 'orders', key: buf('key-1'), value: buf('v') }),
+    );
     expect(ack).toEqual({ partition: 3, offset: 0n });
     expect(env.broker.fsyncCount).toBe(1);
     await restart();
@@ -46,8 +49,13 @@ describe('PRODUCE', () => {
     const c = await start({ acks: 'none' });
     const value = buf('x'.repeat(500));
     for (const codec of [1, 2]) {
-      const ack = c.decode(ProduceAckReply, await c.request(ProduceRequest, { codec, topic: 'orders', key: buf('a'), value }));
-      const [rec] = env.broker.topics.requireTopic('orders').partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
+      const ack = c.decode(
+        ProduceAckReply,
+        await c.request(ProduceRequest, { codec, topic: 'orders', key: buf('a'), value }),
+      );
+      const [rec] = env.broker.topics
+        .requireTopic('orders')
+        .partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
       expect(rec!.attrs & RecordAttr.CODEC_MASK).toBe(codec);
       expect(rec!.value.length).toBeLessThan(value.length);
       expect(decompressValue(codec, rec!.value).equals(value)).toBe(true);
@@ -69,7 +77,9 @@ describe('PRODUCE', () => {
 
   it('pipelined produces are answered in request order', async () => {
     const c = await start();
-    const correls = Array.from({ length: 50 }, (_, i) => c.send(ProduceRequest, { codec: 0, topic: 'orders', key: buf(`k${i % 3}`), value: buf(`${i}`) }));
+    const correls = Array.from({ length: 50 }, (_, i) =>
+      c.send(ProduceRequest, { codec: 0, topic: 'orders', key: buf(`k${i % 3}`), value: buf(`${i}`) }),
+    );
     const replies = [];
     for (const correl of correls) replies.push(await c.waitFor((f) => f.correl.equals(correl)));
     expect(replies.every((f) => f.op === Op.PRODUCE_ACK)).toBe(true);
@@ -81,17 +91,25 @@ describe('PRODUCE_BATCH', () => {
   it('a batch of 20 records to one partition costs exactly 1 fsync and acks in list order', async () => {
     const c = await start({ topics: [{ name: 'one', partitions: 1 }] });
     const before = env.broker.fsyncCount;
-    const reply = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'one', records: records(20) }));
+    const reply = c.decode(
+      ProduceBatchAckReply,
+      await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'one', records: records(20) }),
+    );
     expect(env.broker.fsyncCount - before).toBe(1);
     expect(reply.errorCode).toBe(0);
     expect(reply.errorMessage).toBe('');
     expect(reply.acks).toHaveLength(20);
-    expect(reply.acks.every((a, i) => a.partition === 1 && (i === 0 || a.offset > reply.acks[i - 1]!.offset))).toBe(true);
+    expect(reply.acks.every((a, i) => a.partition === 1 && (i === 0 || a.offset > reply.acks[i - 1]!.offset))).toBe(
+      true,
+    );
   });
 
   it('500 keyed records over 4 partitions cost 4 fsyncs (one per touched partition)', async () => {
     const c = await start();
-    const reply = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: records(500) }));
+    const reply = c.decode(
+      ProduceBatchAckReply,
+      await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'orders', records: records(500) }),
+    );
     expect(new Set(reply.acks.map((a) => a.partition)).size).toBe(4);
     expect(env.broker.fsyncCount).toBe(4);
   });
@@ -109,9 +127,15 @@ describe('PRODUCE_BATCH', () => {
 
   it('a write failure after 3 records leaves 3 durable records, 3 acks and err 7', async () => {
     const faults: SegmentedLogFaults = {};
-    let c = await start({ topics: [{ name: 'one', partitions: 1 }], logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }) });
+    let c = await start({
+      topics: [{ name: 'one', partitions: 1 }],
+      logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }),
+    });
     faults.failAfterRecords = 3;
-    const reply = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'one', records: records(10) }));
+    const reply = c.decode(
+      ProduceBatchAckReply,
+      await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'one', records: records(10) }),
+    );
     expect(reply.acks).toHaveLength(3);
     expect(reply.errorCode).toBe(ErrorCode.INTERNAL);
     expect(reply.errorMessage).toMatch(/^3 of 10 records appended/);
@@ -124,7 +148,10 @@ describe('PRODUCE_BATCH', () => {
 
   it('a failure before anything is appended answers an ERROR frame, not an ACK', async () => {
     const faults: SegmentedLogFaults = { failAfterRecords: 0 };
-    const c = await start({ topics: [{ name: 'one', partitions: 1 }], logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }) });
+    const c = await start({
+      topics: [{ name: 'one', partitions: 1 }],
+      logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }),
+    });
     const reply = await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'one', records: records(2) });
     expect(c.error(reply)?.code).toBe(ErrorCode.INTERNAL);
     expect(env.broker.topics.requireTopic('one').partitions[0]!.logEndOffset).toBe(0n);
@@ -138,7 +165,13 @@ describe('PRODUCE_BATCH', () => {
     const huge = Buffer.concat([head, Buffer.from([0, 0, 0x27, 0x11]), Buffer.alloc(10_001 * 8)]);
     expect(c.error(await c.requestFrame(Op.PRODUCE_BATCH, huge))?.code).toBe(ErrorCode.BAD_FRAME);
     const idem = await c.request(ProduceBatchRequest, {
-      flags: BatchFlag.IDEMPOTENT, codec: 0, topic: 'one', producerId: 1n, baseSeq: 0, epoch: 0, records: records(1),
+      flags: BatchFlag.IDEMPOTENT,
+      codec: 0,
+      topic: 'one',
+      producerId: 1n,
+      baseSeq: 0,
+      epoch: 0,
+      records: records(1),
     });
     expect(c.error(idem)?.code).toBe(ErrorCode.NO_PRODUCER_ID);
     const missing = await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'ghost', records: records(1) });
@@ -148,10 +181,18 @@ describe('PRODUCE_BATCH', () => {
 
   it('with BATCH_FLAG_HEADERS the headers are stored (attrs 0x10); acks=none never fsyncs', async () => {
     const c = await start({ topics: [{ name: 'one', partitions: 1 }], acks: 'none' });
-    const headers = [{ name: 'trace', value: buf('abc') }, { name: 'trace', value: buf('def') }];
+    const headers = [
+      { name: 'trace', value: buf('abc') },
+      { name: 'trace', value: buf('def') },
+    ];
     const reply = c.decode(
       ProduceBatchAckReply,
-      await c.request(ProduceBatchRequest, { flags: BatchFlag.HEADERS, codec: 2, topic: 'one', records: [{ key: buf('k'), value: buf('v'), headers }] }),
+      await c.request(ProduceBatchRequest, {
+        flags: BatchFlag.HEADERS,
+        codec: 2,
+        topic: 'one',
+        records: [{ key: buf('k'), value: buf('v'), headers }],
+      }),
     );
     expect(reply.acks).toHaveLength(1);
     const [rec] = env.broker.topics.requireTopic('one').partitions[0]!.read(0n, { maxRecords: 1 });

@@ -21,7 +21,10 @@ async function start() {
 }
 
 const records = (n: number, prefix: string) =>
-  Array.from({ length: n }, (_, i) => ({ key: Buffer.from(`${prefix}${i}`), value: Buffer.alloc(200, `${prefix}${i}`) }));
+  Array.from({ length: n }, (_, i) => ({
+    key: Buffer.from(`${prefix}${i}`),
+    value: Buffer.alloc(200, `${prefix}${i}`),
+  }));
 
 async function segmentFiles(dir: string): Promise<string[]> {
   return (await fs.readdir(dir)).filter((f) => f.endsWith('.log')).sort();
@@ -30,7 +33,10 @@ async function segmentFiles(dir: string): Promise<string[]> {
 describe('retention cleaner (storage.md §8.1)', () => {
   it('deletes old segments once the interval passes; the LEO stays, and a group behind the log start resumes at it', async () => {
     const { b, c } = await start();
-    const ack = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'events', records: records(30, 'r') }));
+    const ack = c.decode(
+      ProduceBatchAckReply,
+      await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'events', records: records(30, 'r') }),
+    );
     expect(ack.acks).toHaveLength(30);
     const log = b.topics.requireTopic('events').partitions[0] as SegmentedLog;
     const segmentsBefore = log.segmentCount;
@@ -62,10 +68,12 @@ describe('retention cleaner (storage.md §8.1)', () => {
   });
 
   it('never cleans an internal __* topic, even one on the segmented backend', async () => {
-    const open = (name: string) => SegmentedLog.openSync(path.join(env.dataDir, name), { create: true, maxSegmentSize: 1_024, now: () => 0 });
+    const open = (name: string) =>
+      SegmentedLog.openSync(path.join(env.dataDir, name), { create: true, maxSegmentSize: 1_024, now: () => 0 });
     const internal = open('__audit');
     const user = open('events');
-    for (const log of [internal, user]) log.append(records(30, 'x').map((r) => ({ attrs: 0, timestamp: 1n, key: r.key, value: r.value })));
+    for (const log of [internal, user])
+      log.append(records(30, 'x').map((r) => ({ attrs: 0, timestamp: 1n, key: r.key, value: r.value })));
     const segments = internal.segmentCount;
     expect(segments).toBeGreaterThan(3);
     const topics = [
@@ -73,7 +81,11 @@ describe('retention cleaner (storage.md §8.1)', () => {
       { name: 'events', internal: false, partitions: [user], config: { retention: '60', cleaner_interval: '1' } },
     ];
     let now = 0;
-    const cleaner = new RetentionCleaner({ all: () => topics.values() } as unknown as TopicRegistry, { tickMs: 1_000, now: () => now, logger: silentLogger });
+    const cleaner = new RetentionCleaner({ all: () => topics.values() } as unknown as TopicRegistry, {
+      tickMs: 1_000,
+      now: () => now,
+      logger: silentLogger,
+    });
     cleaner.start();
     try {
       now = 2 * HOUR;

@@ -19,7 +19,6 @@ import { useTempBroker } from '../helpers/temp-broker.js';
 const env = useTempBroker();
 const VALUE = 16 * 1024;
 
-
 async function startGated(options: Parameters<typeof env.start>[0] = {}) {
   const gate = new SyncGate();
   await env.start({
@@ -37,8 +36,14 @@ async function startGated(options: Parameters<typeof env.start>[0] = {}) {
 
 /** Stores `count` records of VALUE bytes in `big` (not gated); returns the offset after the last. */
 async function fill(c: RawClient, count: number, first = 0): Promise<bigint> {
-  const records = Array.from({ length: count }, (_, i) => ({ key: Buffer.from(`k${first + i}`), value: Buffer.alloc(VALUE, i % 251) }));
-  const ack = c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'big', records }));
+  const records = Array.from({ length: count }, (_, i) => ({
+    key: Buffer.from(`k${first + i}`),
+    value: Buffer.alloc(VALUE, i % 251),
+  }));
+  const ack = c.decode(
+    ProduceBatchAckReply,
+    await c.request(ProduceBatchRequest, { flags: 0, codec: 0, topic: 'big', records }),
+  );
   expect(ack.acks).toHaveLength(count);
   return env.broker.topics.requireTopic('big').partitions[0]!.logEndOffset;
 }
@@ -54,9 +59,18 @@ async function until(what: string, cond: () => boolean, timeoutMs = 10_000): Pro
 /** One write: a PRODUCE to the gated topic, then `fetches` FETCHes of `big` as group g. */
 function produceThenFetch(c: RawClient, fetches: number): Buffer[] {
   const correls = Array.from({ length: fetches + 1 }, () => randomBytes(16));
-  const frames = [encodeFrame(ProduceRequest, correls[0]!, { codec: 0, topic: 'slow', key: Buffer.from('a'), value: Buffer.from('b') })];
+  const frames = [
+    encodeFrame(ProduceRequest, correls[0]!, {
+      codec: 0,
+      topic: 'slow',
+      key: Buffer.from('a'),
+      value: Buffer.from('b'),
+    }),
+  ];
   for (let i = 1; i <= fetches; i++) {
-    frames.push(encodeFrame(FetchRequest, correls[i]!, { topic: 'big', group: 'g', maxRecords: 1000, flags: FetchFlag.BATCHED }));
+    frames.push(
+      encodeFrame(FetchRequest, correls[i]!, { topic: 'big', group: 'g', maxRecords: 1000, flags: FetchFlag.BATCHED }),
+    );
   }
   c.writeRaw(Buffer.concat(frames));
   return correls;
@@ -80,7 +94,10 @@ describe('FETCH behind a PRODUCE waiting for its fsync', () => {
     expect(c.decode(ProduceAckReply, ack).partition).toBe(1);
     const keys: string[] = [];
     for (const correl of correls.slice(1)) {
-      const batch = c.decode(RecordBatchReply, await c.waitFor((f) => f.correl.equals(correl) && f.op === Op.RECORD_BATCH));
+      const batch = c.decode(
+        RecordBatchReply,
+        await c.waitFor((f) => f.correl.equals(correl) && f.op === Op.RECORD_BATCH),
+      );
       keys.push(...batch.records.map((r) => r.key.toString()));
       expect((await c.waitFor((f) => f.correl.equals(correl))).op).toBe(Op.OK);
     }
@@ -107,14 +124,22 @@ describe('FETCH behind a PRODUCE waiting for its fsync', () => {
     expect(reason).toBe('pending_send_too_large');
     c.socket.resume();
     await c.waitClosed();
-    const received = c.frames.filter((f) => f.op === Op.RECORD_BATCH).flatMap((f) => c.decode(RecordBatchReply, f).records);
+    const received = c.frames
+      .filter((f) => f.op === Op.RECORD_BATCH)
+      .flatMap((f) => c.decode(RecordBatchReply, f).records);
     expect(received.length).toBeLessThan(12 * 64);
     const log = env.broker.topics.requireTopic('big').partitions[0]!;
-    const receivedEnd = received.length === 0 ? 0n : log.read(received.at(-1)!.offset, { maxRecords: 1 })[0]!.nextOffset;
+    const receivedEnd =
+      received.length === 0 ? 0n : log.read(received.at(-1)!.offset, { maxRecords: 1 })[0]!.nextOffset;
     // Before the fix every FETCH had committed at once: all 768 records, most of which never left the broker.
     expect(consumerRuntimeOf(env.broker).offsets.get('g', 'big', 1) ?? 0n).toBeLessThanOrEqual(receivedEnd);
     const again = await env.raw();
-    const reply = await again.request(FetchRequest, { topic: 'big', group: 'g', maxRecords: 1, flags: FetchFlag.BATCHED });
+    const reply = await again.request(FetchRequest, {
+      topic: 'big',
+      group: 'g',
+      maxRecords: 1,
+      flags: FetchFlag.BATCHED,
+    });
     const [next] = again.decode(RecordBatchReply, reply).records;
     // At least once: the group resumes at or before the first record the client did not get.
     expect(Number(next!.key.toString().slice(1))).toBeLessThanOrEqual(received.length);
@@ -134,8 +159,15 @@ describe('FETCH behind a PRODUCE waiting for its fsync', () => {
     const rt = consumerRuntimeOf(env.broker);
     expect(rt.offsets.get('g', 'big', 1)).toBeUndefined();
     const again = await env.raw();
-    const reply = await again.request(FetchRequest, { topic: 'big', group: 'g', maxRecords: 100, flags: FetchFlag.BATCHED });
-    expect(again.decode(RecordBatchReply, reply).records.map((r) => r.key.toString())).toEqual(Array.from({ length: 8 }, (_, i) => `k${i}`));
+    const reply = await again.request(FetchRequest, {
+      topic: 'big',
+      group: 'g',
+      maxRecords: 100,
+      flags: FetchFlag.BATCHED,
+    });
+    expect(again.decode(RecordBatchReply, reply).records.map((r) => r.key.toString())).toEqual(
+      Array.from({ length: 8 }, (_, i) => `k${i}`),
+    );
   });
 });
 
@@ -144,13 +176,22 @@ describe('replies held behind a deferred one', () => {
     const budget = 16 * 1024;
     const gate = await startGated({ maxPendingSendBytes: budget });
     const c = await env.raw();
-    const sample = encodeFrame(TopicDescriptionReply, Buffer.alloc(16), c.decode(TopicDescriptionReply, await c.request(DescribeTopicRequest, { name: 'big' })));
+    const sample = encodeFrame(
+      TopicDescriptionReply,
+      Buffer.alloc(16),
+      c.decode(TopicDescriptionReply, await c.request(DescribeTopicRequest, { name: 'big' })),
+    );
     gate.hold();
     const produce = randomBytes(16);
     const describes = Array.from({ length: 4_000 }, () => randomBytes(16));
     c.writeRaw(
       Buffer.concat([
-        encodeFrame(ProduceRequest, produce, { codec: 0, topic: 'slow', key: Buffer.from('a'), value: Buffer.from('b') }),
+        encodeFrame(ProduceRequest, produce, {
+          codec: 0,
+          topic: 'slow',
+          key: Buffer.from('a'),
+          value: Buffer.from('b'),
+        }),
         ...describes.map((correl) => encodeFrame(DescribeTopicRequest, correl, { name: 'big' })),
       ]),
     );
@@ -160,7 +201,8 @@ describe('replies held behind a deferred one', () => {
     expect(env.broker.pendingSendBytes).toBeLessThanOrEqual(budget / 2 + sample.length);
     gate.release();
     expect((await c.waitFor((f) => f.correl.equals(produce))).op).toBe(Op.PRODUCE_ACK);
-    for (const correl of describes) expect((await c.waitFor((f) => f.correl.equals(correl))).op).toBe(Op.TOPIC_DESCRIPTION);
+    for (const correl of describes)
+      expect((await c.waitFor((f) => f.correl.equals(correl))).op).toBe(Op.TOPIC_DESCRIPTION);
     expect(c.closed).toBe(false);
     await until('nothing is pending', () => env.broker.pendingSendBytes === 0);
   });

@@ -3,7 +3,12 @@ import type { Client, FetchedRecord } from '../../src/client/index.js';
 import { until } from '../helpers/eventually.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
-const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
+const env = useTempBroker({
+  topics: [
+    { name: 'orders', partitions: 4 },
+    { name: 'one', partitions: 1 },
+  ],
+});
 
 async function setup(): Promise<Client> {
   await env.start();
@@ -12,8 +17,10 @@ async function setup(): Promise<Client> {
 
 const values = (records: FetchedRecord[]) => records.map((r) => r.value.toString());
 const fill = (c: Client, topic: string, n: number, prefix = 'v') =>
-  c.produceBatch(topic, Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })));
-
+  c.produceBatch(
+    topic,
+    Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })),
+  );
 
 describe('client: fetch against the broker', () => {
   it('a batched fetch of 10 records is 2 frames; an unbatched one is 11; both return the same records', async () => {
@@ -70,7 +77,10 @@ describe('client: fetch against the broker', () => {
       { name: 'trace', value: Buffer.alloc(0) },
       { name: 'ünï', value: Buffer.alloc(65_536, 0xab) },
     ];
-    await c.produceBatch('one', [{ key, value, headers }, { key: Buffer.alloc(0), value: Buffer.from([7]) }]);
+    await c.produceBatch('one', [
+      { key, value, headers },
+      { key: Buffer.alloc(0), value: Buffer.from([7]) },
+    ]);
     const { records } = await c.fetch('one', 'g', { headers: true });
     expect(records).toHaveLength(2);
     expect(records[0]!.key.equals(key)).toBe(true);

@@ -67,7 +67,10 @@ describe('client: producing against the broker', () => {
 
   it('returns the landed prefix and the error of a partial append, and throws when nothing landed', async () => {
     const faults: SegmentedLogFaults = {};
-    const c = await setup({ topics: [{ name: 'one', partitions: 1 }], logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }) });
+    const c = await setup({
+      topics: [{ name: 'one', partitions: 1 }],
+      logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }),
+    });
     faults.failAfterRecords = 3;
     const records = Array.from({ length: 10 }, (_, i) => ({ value: `v${i}` }));
     const partial = await c.produceBatch('one', records);

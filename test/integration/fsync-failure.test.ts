@@ -50,7 +50,10 @@ const failOrdersFsyncs = (): void => {
   layer.failFsyncs = (file) => file.startsWith(partitionLog() + path.sep);
 };
 const stored = (): string[] =>
-  broker!.topics.requireTopic('orders').partitions[0]!.read(0n, { maxRecords: 100 }).map((r) => r.value.toString());
+  broker!.topics
+    .requireTopic('orders')
+    .partitions[0]!.read(0n, { maxRecords: 100 })
+    .map((r) => r.value.toString());
 
 describe('a failed fsync', () => {
   it('is not acknowledged, and neither is anything after it: B gets no ack pointing at A, and A is not served', async () => {
@@ -85,7 +88,15 @@ describe('a failed fsync', () => {
     const raw = await RawClient.authenticated(broker!.address.port);
     closers.push(() => raw.close());
     const init = raw.decode(ProducerIdReply, await raw.request(InitProducerIdRequest, { producerName: '' }));
-    const frame = { producerId: init.producerId, epoch: init.epoch, seq: 0, codec: 0, topic: 'orders', key: Buffer.from('k'), value: Buffer.from('A') };
+    const frame = {
+      producerId: init.producerId,
+      epoch: init.epoch,
+      seq: 0,
+      codec: 0,
+      topic: 'orders',
+      key: Buffer.from('k'),
+      value: Buffer.from('A'),
+    };
 
     failOrdersFsyncs();
     const first = await raw.request(ProduceIdempotentRequest, frame);

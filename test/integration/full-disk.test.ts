@@ -72,13 +72,23 @@ describe('a full disk', () => {
     const d = await tinyDisk((reason) => ctx.skip(reason));
     const errors: string[] = [];
     const none = () => undefined;
-    const logger: Logger = { debug: none, info: none, warn: none, error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`) };
+    const logger: Logger = {
+      debug: none,
+      info: none,
+      warn: none,
+      error: (m, f) => errors.push(`${m} ${JSON.stringify(f)}`),
+    };
     const dataDir = path.join(d.dir, 'data');
     const broker = await Broker.start({ dataDir, topics: [{ name: 't', partitions: 1 }], logger });
     const c = await RawClient.authenticated(broker.address.port);
     // Fill the disk through the broker until a PRODUCE fails, then take the last bytes.
     for (let i = 0; i < 1000; i++) {
-      const reply = await c.request(ProduceRequest, { codec: 0, topic: 't', key: Buffer.from(`k${i}`), value: Buffer.alloc(60_000, 1) });
+      const reply = await c.request(ProduceRequest, {
+        codec: 0,
+        topic: 't',
+        key: Buffer.from(`k${i}`),
+        value: Buffer.alloc(60_000, 1),
+      });
       if (reply.op === Op.ERROR) break;
     }
     d.fill();

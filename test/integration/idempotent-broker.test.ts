@@ -19,7 +19,12 @@ import { eventually } from '../helpers/consumer-harness.js';
 import type { RawClient } from '../helpers/raw-client.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
-const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
+const env = useTempBroker({
+  topics: [
+    { name: 'orders', partitions: 4 },
+    { name: 'one', partitions: 1 },
+  ],
+});
 
 async function start(options: Partial<BrokerStartOptions> = {}): Promise<RawClient> {
   await env.start(options);
@@ -44,17 +49,32 @@ interface Pid {
 }
 
 function batch(c: RawClient, id: Pid, baseSeq: number, recs: ReturnType<typeof records>, topic = 'orders') {
-  return c.request(ProduceBatchRequest, { flags: BatchFlag.IDEMPOTENT, codec: 0, topic, ...id, baseSeq, records: recs });
+  return c.request(ProduceBatchRequest, {
+    flags: BatchFlag.IDEMPOTENT,
+    codec: 0,
+    topic,
+    ...id,
+    baseSeq,
+    records: recs,
+  });
 }
 
 function single(c: RawClient, id: Pid, seq: number, topic = 'orders') {
-  return c.request(ProduceIdempotentRequest, { ...id, seq, codec: 0, topic, key: Buffer.from(`s${seq}`), value: Buffer.from(`single ${seq}`) });
+  return c.request(ProduceIdempotentRequest, {
+    ...id,
+    seq,
+    codec: 0,
+    topic,
+    key: Buffer.from(`s${seq}`),
+    value: Buffer.from(`single ${seq}`),
+  });
 }
 
 /** Records stored in the topic (offsets are byte positions on the segmented backend, so LEOs are not counts). */
 function leo(topic = 'orders'): bigint {
   let n = 0;
-  for (const p of env.broker.topics.requireTopic(topic).partitions) n += p.read(p.logStartOffset, { maxRecords: 100_000 }).length;
+  for (const p of env.broker.topics.requireTopic(topic).partitions)
+    n += p.read(p.logStartOffset, { maxRecords: 100_000 }).length;
   return BigInt(n);
 }
 
@@ -112,7 +132,9 @@ describe('checks before the sequence', () => {
     const current = await init(d, 'app');
     expect(c.error(await batch(c, old, 0, records(2)))?.code).toBe(ErrorCode.PRODUCER_FENCED);
     expect(c.error(await single(c, old, 0))?.code).toBe(ErrorCode.PRODUCER_FENCED);
-    expect(d.error(await batch(d, { ...current, epoch: current.epoch + 1 }, 0, records(1)))?.code).toBe(ErrorCode.PRODUCER_FENCED);
+    expect(d.error(await batch(d, { ...current, epoch: current.epoch + 1 }, 0, records(1)))?.code).toBe(
+      ErrorCode.PRODUCER_FENCED,
+    );
     expect(leo()).toBe(0n);
     const e = await env.raw();
     const eph = await init(e);
@@ -121,7 +143,10 @@ describe('checks before the sequence', () => {
 });
 
 describe('the batch dedup table (seed 000, wire.md §13.6)', () => {
-  it.each([['ephemeral', undefined], ['durable', 'app']])('%s: fresh, exact duplicate, gap, overlap, regression', async (_kind, name) => {
+  it.each([
+    ['ephemeral', undefined],
+    ['durable', 'app'],
+  ])('%s: fresh, exact duplicate, gap, overlap, regression', async (_kind, name) => {
     const c = await start();
     const id = await init(c, name);
     const first = c.decode(ProduceBatchAckReply, await batch(c, id, 0, records(3)));
@@ -175,7 +200,14 @@ describe('the batch dedup table (seed 000, wire.md §13.6)', () => {
     const c = await start();
     const id = await init(c, 'app');
     const correls = [0, 2, 4, 6].map((base) =>
-      c.send(ProduceBatchRequest, { flags: BatchFlag.IDEMPOTENT, codec: 0, topic: 'orders', ...id, baseSeq: base, records: records(2, base) }),
+      c.send(ProduceBatchRequest, {
+        flags: BatchFlag.IDEMPOTENT,
+        codec: 0,
+        topic: 'orders',
+        ...id,
+        baseSeq: base,
+        records: records(2, base),
+      }),
     );
     for (const correl of correls) {
       const reply = c.decode(ProduceBatchAckReply, await c.waitFor((f) => f.correl.equals(correl)));
@@ -219,11 +251,21 @@ describe('durable memos', () => {
     const c = await start();
     const id = await init(c, 'app');
     const before = env.broker.fsyncCount;
-    const reply = c.decode(ProduceBatchAckReply, await batch(c, id, 0, records(20, 0).map((r) => ({ ...r, key: Buffer.from('same') }))));
+    const reply = c.decode(
+      ProduceBatchAckReply,
+      await batch(
+        c,
+        id,
+        0,
+        records(20, 0).map((r) => ({ ...r, key: Buffer.from('same') })),
+      ),
+    );
     expect(env.broker.fsyncCount - before).toBe(2);
     const key = encodeMemoKey(id.producerId, 'orders');
     const topic = env.broker.topics.requireTopic(PRODUCER_STATE_TOPIC);
-    const found = topic.partitions.flatMap((p) => p.read(p.logStartOffset, { maxRecords: 100 })).filter((r) => r.key.equals(key));
+    const found = topic.partitions
+      .flatMap((p) => p.read(p.logStartOffset, { maxRecords: 100 }))
+      .filter((r) => r.key.equals(key));
     expect(found).toHaveLength(1);
     const memo = decodeMemoValue(found[0]!.value);
     expect(memo.ok && memo.value.version).toBe(3);
@@ -245,7 +287,9 @@ describe('durable memos', () => {
     expect(c.decode(ProduceBatchAckReply, await batch(c, next, 0, records(1))).acks).toHaveLength(1);
     expect(leo()).toBe(6n);
     // The old session can no longer be resumed.
-    expect(c.error(await c.request(InitProducerIdRequest, { producerName: 'app', resume: id }))?.code).toBe(ErrorCode.PRODUCER_FENCED);
+    expect(c.error(await c.request(InitProducerIdRequest, { producerName: 'app', resume: id }))?.code).toBe(
+      ErrorCode.PRODUCER_FENCED,
+    );
   });
 
   it('a memo that cannot be appended: ERR 7 (batch and single), no data appended, the sequence stays', async () => {

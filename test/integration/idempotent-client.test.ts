@@ -18,7 +18,12 @@ import { Op } from '../../src/protocol/opcodes.js';
 import type { SegmentedLogFaults } from '../../src/storage/segmented-log.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
-const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
+const env = useTempBroker({
+  topics: [
+    { name: 'orders', partitions: 4 },
+    { name: 'one', partitions: 1 },
+  ],
+});
 
 async function start(options: Partial<BrokerStartOptions> = {}): Promise<Client> {
   await env.start(options);
@@ -38,7 +43,8 @@ function stored(topic: string): string[] {
     .map((r) => r.value.toString());
 }
 
-const values = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ key: `k${from + i}`, value: `v${from + i}` }));
+const values = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => ({ key: `k${from + i}`, value: `v${from + i}` }));
 
 /** Forwards TCP to the broker; when armed, cuts the connection at the first reply of `op` instead of passing it on. */
 class DroppingProxy {
@@ -131,16 +137,26 @@ describe('idempotent producer', () => {
     await start();
     const proxy = env.track(await DroppingProxy.start(env.broker.address.port));
     const address = proxy.address;
-    const producer = track(new Producer(new IdempotentSink(undefined, { producerName: 'app', reconnect: () => openSession({ broker: address }) })));
+    const producer = track(
+      new Producer(
+        new IdempotentSink(undefined, { producerName: 'app', reconnect: () => openSession({ broker: address }) }),
+      ),
+    );
     await producer.sendBatch('orders', values(4));
     proxy.armedOp = Op.PRODUCE_BATCH_ACK;
     const { acks, error } = await producer.sendBatch('orders', values(6, 4));
     expect(proxy.dropped).toBe(1);
     expect(error).toBeUndefined();
-    expect(stored('orders').sort()).toEqual(values(10).map((r) => r.value).sort());
+    expect(stored('orders').sort()).toEqual(
+      values(10)
+        .map((r) => r.value)
+        .sort(),
+    );
     // The acks are those of the first (lost) attempt: every one names a record that holds the value sent.
     for (const [i, ack] of acks.entries()) {
-      const [rec] = env.broker.topics.requireTopic('orders').partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
+      const [rec] = env.broker.topics
+        .requireTopic('orders')
+        .partitions[ack.partition - 1]!.read(ack.offset, { maxRecords: 1 });
       expect(rec?.value.toString()).toBe(`v${4 + i}`);
     }
     expect(producer.identity?.epoch).toBe(0);
@@ -150,7 +166,9 @@ describe('idempotent producer', () => {
     await start();
     const proxy = env.track(await DroppingProxy.start(env.broker.address.port));
     const address = proxy.address;
-    const producer = track(new Producer(new IdempotentSink(undefined, { reconnect: () => openSession({ broker: address }) })));
+    const producer = track(
+      new Producer(new IdempotentSink(undefined, { reconnect: () => openSession({ broker: address }) })),
+    );
     await producer.sendBatch('orders', values(2));
     proxy.armedOp = Op.PRODUCE_BATCH_ACK;
     await expect(producer.sendBatch('orders', values(2, 2))).rejects.toThrow(ConnectionError);

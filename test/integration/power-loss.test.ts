@@ -32,10 +32,19 @@ interface IdempotentFacts {
   commits: Map<number, bigint>;
 }
 
-const copyIdempotent = (f: IdempotentFacts): IdempotentFacts => ({ acked: new Set(f.acked), seen: new Set(f.seen), commits: new Map(f.commits) });
+const copyIdempotent = (f: IdempotentFacts): IdempotentFacts => ({
+  acked: new Set(f.acked),
+  seen: new Set(f.seen),
+  commits: new Map(f.commits),
+});
 
 /** Fetches what is readable as group `live`, commits each partition's last record, until `done()` and nothing is left. */
-async function liveConsumer(client: Client, facts: { seen: Set<string>; commits?: Map<number, bigint> }, done: () => boolean, isolation?: 'read_committed'): Promise<void> {
+async function liveConsumer(
+  client: Client,
+  facts: { seen: Set<string>; commits?: Map<number, bigint> },
+  done: () => boolean,
+  isolation?: 'read_committed',
+): Promise<void> {
   for (;;) {
     const { records } = await client.fetch('orders', 'live', { maxRecords: 50, ...(isolation ? { isolation } : {}) });
     for (const r of records) facts.seen.add(r.value.toString());
@@ -64,56 +73,70 @@ function expectExactlyOnce(values: readonly string[], required: Iterable<string>
 }
 
 describe('power loss under durable idempotent produce and consumer-offset commits', () => {
-  it.each(cases)('%s, seed %i', async (variant, seed) => {
-    const result = await runCampaign<IdempotentFacts>({
-      seed,
-      variant,
-      gap: GAP,
-      broker: BROKER,
-      facts: () => ({ acked: new Set(), seen: new Set(), commits: new Map() }),
-      copy: copyIdempotent,
-      async workload(client, facts) {
-        const producer = client.producer({ producerName: 'app' });
-        let producing = true;
-        const consumer = await connect({ broker: client.address });
-        const consuming = liveConsumer(consumer, facts, () => !producing);
-        try {
-          for (let i = 0; i < 24; i++) {
-            if (i % 4 === 3) {
-              const values = [0, 1, 2].map((j) => `b${i}.${j}`);
-              const result = await producer.sendBatch('orders', values.map((value) => ({ key: value, value })));
-              result.acks.forEach((_, j) => facts.acked.add(values[j]!));
-            } else {
-              await producer.send('orders', { key: `k${i}`, value: `s${i}` });
-              facts.acked.add(`s${i}`);
+  it.each(cases)(
+    '%s, seed %i',
+    async (variant, seed) => {
+      const result = await runCampaign<IdempotentFacts>({
+        seed,
+        variant,
+        gap: GAP,
+        broker: BROKER,
+        facts: () => ({ acked: new Set(), seen: new Set(), commits: new Map() }),
+        copy: copyIdempotent,
+        async workload(client, facts) {
+          const producer = client.producer({ producerName: 'app' });
+          let producing = true;
+          const consumer = await connect({ broker: client.address });
+          const consuming = liveConsumer(consumer, facts, () => !producing);
+          try {
+            for (let i = 0; i < 24; i++) {
+              if (i % 4 === 3) {
+                const values = [0, 1, 2].map((j) => `b${i}.${j}`);
+                const result = await producer.sendBatch(
+                  'orders',
+                  values.map((value) => ({ key: value, value })),
+                );
+                result.acks.forEach((_, j) => facts.acked.add(values[j]!));
+              } else {
+                await producer.send('orders', { key: `k${i}`, value: `s${i}` });
+                facts.acked.add(`s${i}`);
+              }
             }
+          } finally {
+            producing = false;
+            await consuming;
+            await consumer.close();
+            await producer.close();
           }
-        } finally {
-          producing = false;
-          await consuming;
-          await consumer.close();
-          await producer.close();
-        }
-      },
-      async verify(client, facts, broker) {
-        const stored = await readAll(client, 'orders', 'verify');
-        expectExactlyOnce(stored.map((r) => r.value), [...facts.acked, ...facts.seen]);
-        if (facts.commits.size === 0) return;
-        const { offsets } = await client.describeGroup('live');
-        for (const [partition, acked] of facts.commits) {
-          const at = offsets.find((o) => o.topic === 'orders' && o.partition === partition)?.offset;
-          expect(at, `group offset of partition ${partition}`).toBeDefined();
-          expect(at!).toBeGreaterThanOrEqual(acked);
-          const log = broker.topics.requireTopic('orders').partitions[partition - 1]!;
-          const starts = new Set(stored.filter((r) => r.partition === partition).map((r) => r.offset));
-          expect(at === log.logEndOffset || starts.has(at!), `committed offset ${at} is a surviving record`).toBe(true);
-        }
-      },
-    });
-    explored += result.crashPoints;
-    console.log(`power loss (idempotent + offsets, ${variant}, seed ${seed}): ${result.crashPoints} crash points over ${result.operations} file operations; ${explored} so far`);
-    expect(result.crashPoints).toBeGreaterThan(1);
-  }, CASE_TIMEOUT_MS);
+        },
+        async verify(client, facts, broker) {
+          const stored = await readAll(client, 'orders', 'verify');
+          expectExactlyOnce(
+            stored.map((r) => r.value),
+            [...facts.acked, ...facts.seen],
+          );
+          if (facts.commits.size === 0) return;
+          const { offsets } = await client.describeGroup('live');
+          for (const [partition, acked] of facts.commits) {
+            const at = offsets.find((o) => o.topic === 'orders' && o.partition === partition)?.offset;
+            expect(at, `group offset of partition ${partition}`).toBeDefined();
+            expect(at!).toBeGreaterThanOrEqual(acked);
+            const log = broker.topics.requireTopic('orders').partitions[partition - 1]!;
+            const starts = new Set(stored.filter((r) => r.partition === partition).map((r) => r.offset));
+            expect(at === log.logEndOffset || starts.has(at!), `committed offset ${at} is a surviving record`).toBe(
+              true,
+            );
+          }
+        },
+      });
+      explored += result.crashPoints;
+      console.log(
+        `power loss (idempotent + offsets, ${variant}, seed ${seed}): ${result.crashPoints} crash points over ${result.operations} file operations; ${explored} so far`,
+      );
+      expect(result.crashPoints).toBeGreaterThan(1);
+    },
+    CASE_TIMEOUT_MS,
+  );
 });
 
 interface TxnFacts {
@@ -124,57 +147,72 @@ interface TxnFacts {
   seen: Set<string>;
 }
 
-const copyTxn = (f: TxnFacts): TxnFacts => ({ committed: new Set(f.committed), aborted: new Set(f.aborted), inDoubt: new Set(f.inDoubt), seen: new Set(f.seen) });
+const copyTxn = (f: TxnFacts): TxnFacts => ({
+  committed: new Set(f.committed),
+  aborted: new Set(f.aborted),
+  inDoubt: new Set(f.inDoubt),
+  seen: new Set(f.seen),
+});
 const txnValues = (t: number): string[] => [0, 1, 2].map((j) => `t${t}.${j}`);
 
 describe('power loss under transactions', () => {
-  it.each(cases)('%s, seed %i', async (variant, seed) => {
-    const result = await runCampaign<TxnFacts>({
-      seed,
-      variant,
-      gap: GAP,
-      broker: BROKER,
-      facts: () => ({ committed: new Set(), aborted: new Set(), inDoubt: new Set(), seen: new Set() }),
-      copy: copyTxn,
-      async workload(client, facts) {
-        const producer = client.producer({ producerName: 'tx' });
-        let producing = true;
-        const consumer = await connect({ broker: client.address });
-        const consuming = liveConsumer(consumer, facts, () => !producing, 'read_committed');
-        try {
-          for (let t = 0; t < 9; t++) {
-            await producer.beginTransaction();
-            for (const value of txnValues(t)) await producer.send('orders', { key: value, value });
-            if (t % 3 === 2) {
-              await producer.abortTransaction();
-              facts.aborted.add(t);
-            } else {
-              facts.inDoubt.add(t);
-              await producer.commitTransaction();
-              facts.inDoubt.delete(t);
-              facts.committed.add(t);
+  it.each(cases)(
+    '%s, seed %i',
+    async (variant, seed) => {
+      const result = await runCampaign<TxnFacts>({
+        seed,
+        variant,
+        gap: GAP,
+        broker: BROKER,
+        facts: () => ({ committed: new Set(), aborted: new Set(), inDoubt: new Set(), seen: new Set() }),
+        copy: copyTxn,
+        async workload(client, facts) {
+          const producer = client.producer({ producerName: 'tx' });
+          let producing = true;
+          const consumer = await connect({ broker: client.address });
+          const consuming = liveConsumer(consumer, facts, () => !producing, 'read_committed');
+          try {
+            for (let t = 0; t < 9; t++) {
+              await producer.beginTransaction();
+              for (const value of txnValues(t)) await producer.send('orders', { key: value, value });
+              if (t % 3 === 2) {
+                await producer.abortTransaction();
+                facts.aborted.add(t);
+              } else {
+                facts.inDoubt.add(t);
+                await producer.commitTransaction();
+                facts.inDoubt.delete(t);
+                facts.committed.add(t);
+              }
             }
+          } finally {
+            producing = false;
+            await consuming;
+            await consumer.close();
+            await producer.close();
           }
-        } finally {
-          producing = false;
-          await consuming;
-          await consumer.close();
-          await producer.close();
-        }
-      },
-      async verify(client, facts) {
-        const stored = (await readAll(client, 'orders', 'verify', 'read_committed')).map((r) => r.value);
-        expectExactlyOnce(stored, [...[...facts.committed].flatMap(txnValues), ...facts.seen]);
-        const present = new Set(stored);
-        for (const t of facts.aborted) expect(txnValues(t).filter((v) => present.has(v)), `aborted transaction ${t}`).toEqual([]);
-        for (const t of facts.inDoubt) {
-          const there = txnValues(t).filter((v) => present.has(v)).length;
-          expect([0, 3], `transaction ${t} in flight at the crash is all or nothing`).toContain(there);
-        }
-      },
-    });
-    explored += result.crashPoints;
-    console.log(`power loss (transactions, ${variant}, seed ${seed}): ${result.crashPoints} crash points over ${result.operations} file operations; ${explored} so far`);
-    expect(result.crashPoints).toBeGreaterThan(1);
-  }, CASE_TIMEOUT_MS);
+        },
+        async verify(client, facts) {
+          const stored = (await readAll(client, 'orders', 'verify', 'read_committed')).map((r) => r.value);
+          expectExactlyOnce(stored, [...[...facts.committed].flatMap(txnValues), ...facts.seen]);
+          const present = new Set(stored);
+          for (const t of facts.aborted)
+            expect(
+              txnValues(t).filter((v) => present.has(v)),
+              `aborted transaction ${t}`,
+            ).toEqual([]);
+          for (const t of facts.inDoubt) {
+            const there = txnValues(t).filter((v) => present.has(v)).length;
+            expect([0, 3], `transaction ${t} in flight at the crash is all or nothing`).toContain(there);
+          }
+        },
+      });
+      explored += result.crashPoints;
+      console.log(
+        `power loss (transactions, ${variant}, seed ${seed}): ${result.crashPoints} crash points over ${result.operations} file operations; ${explored} so far`,
+      );
+      expect(result.crashPoints).toBeGreaterThan(1);
+    },
+    CASE_TIMEOUT_MS,
+  );
 });

@@ -16,7 +16,13 @@ import { DroppingProxy } from '../helpers/dropping-proxy.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
-const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'audit', partitions: 2 }, { name: 'one', partitions: 1 }] });
+const env = useTempBroker({
+  topics: [
+    { name: 'orders', partitions: 4 },
+    { name: 'audit', partitions: 2 },
+    { name: 'one', partitions: 1 },
+  ],
+});
 
 function stored(topic: string): string[] {
   return env.broker.topics
@@ -34,7 +40,14 @@ function track(p: Producer): Producer {
 type Outcome = { ack: ProduceAck } | { error: Error };
 
 function settleAll(sends: Promise<ProduceAck>[]): Promise<Outcome[]> {
-  return Promise.all(sends.map((p) => p.then((ack) => ({ ack }), (error: Error) => ({ error }))));
+  return Promise.all(
+    sends.map((p) =>
+      p.then(
+        (ack) => ({ ack }),
+        (error: Error) => ({ error }),
+      ),
+    ),
+  );
 }
 
 const ackKey = (topic: string, a: ProduceAck) => `${topic}/${a.partition}/${a.offset}`;
@@ -64,7 +77,9 @@ describe('producer accumulator on a real broker', () => {
     const producer = track(c.producer({ producerName: 'app', lingerMs: 0 }));
     await producer.send('orders', { value: 'warm' });
     proxy.armedOp = Op.PRODUCE_BATCH_ACK;
-    const outcomes = await settleAll(Array.from({ length: 20 }, (_, i) => producer.send('orders', { key: `k${i}`, value: `v${i}` })));
+    const outcomes = await settleAll(
+      Array.from({ length: 20 }, (_, i) => producer.send('orders', { key: `k${i}`, value: `v${i}` })),
+    );
     expect(proxy.dropped).toBe(1);
     expect(outcomes.every((o) => 'ack' in o)).toBe(true);
     expect(stored('orders').sort()).toEqual(['warm', ...Array.from({ length: 20 }, (_, i) => `v${i}`)].sort());
@@ -77,7 +92,9 @@ describe('producer accumulator on a real broker', () => {
     const producer = track(c.producer({ lingerMs: 0 }));
     await producer.send('orders', { value: 'warm' });
     proxy.armedOp = Op.PRODUCE_BATCH_ACK;
-    const outcomes = await settleAll(Array.from({ length: 5 }, (_, i) => producer.send('orders', { key: `k${i}`, value: `v${i}` })));
+    const outcomes = await settleAll(
+      Array.from({ length: 5 }, (_, i) => producer.send('orders', { key: `k${i}`, value: `v${i}` })),
+    );
     expect(outcomes.every((o) => 'error' in o && o.error instanceof UncertainDeliveryError)).toBe(true);
     const first = (outcomes[0] as { error: UncertainDeliveryError }).error;
     expect(first.record).toEqual({ key: 'k0', value: 'v0' });
@@ -116,13 +133,21 @@ describe('producer accumulator on a real broker', () => {
     await env.start();
     const proxy = env.track(await DroppingProxy.start(env.broker.address.port));
     const c = await env.client({ broker: proxy.address });
-    const producer = track(c.producer({ lingerMs: 60_000, maxBatchRecords: 10, maxInFlight: 1, deliveryTimeoutMs: 120_000 }));
+    const producer = track(
+      c.producer({ lingerMs: 60_000, maxBatchRecords: 10, maxInFlight: 1, deliveryTimeoutMs: 120_000 }),
+    );
     proxy.holding = true;
-    const outcomes = settleAll(Array.from({ length: 25 }, (_, i) => producer.send('orders', { key: `k${i}`, value: `v${i}` })));
+    const outcomes = settleAll(
+      Array.from({ length: 25 }, (_, i) => producer.send('orders', { key: `k${i}`, value: `v${i}` })),
+    );
     await producer.close({ drainMs: 20 });
     const settled = await outcomes;
     expect(settled.slice(0, 10).every((o) => 'error' in o && o.error instanceof UncertainDeliveryError)).toBe(true);
-    expect(settled.slice(10).every((o) => 'error' in o && o.error instanceof DeliveryTimeoutError && o.error.phase === 'closing')).toBe(true);
+    expect(
+      settled
+        .slice(10)
+        .every((o) => 'error' in o && o.error instanceof DeliveryTimeoutError && o.error.phase === 'closing'),
+    ).toBe(true);
   });
 
   it('a broker stopping mid-run leaves no send pending, and every acked record is in the log', async () => {
@@ -131,12 +156,16 @@ describe('producer accumulator on a real broker', () => {
     const producer = track(c.producer({ lingerMs: 0, maxBatchRecords: 50 }));
     const sends = Array.from({ length: 2_000 }, (_, i) => producer.send('orders', { key: `k${i}`, value: `v${i}` }));
     const settled = settleAll(sends);
-    await vi.waitFor(() => expect(producer.metrics()['request-total']).toBeGreaterThan(2), { timeout: 10_000, interval: 1 });
+    await vi.waitFor(() => expect(producer.metrics()['request-total']).toBeGreaterThan(2), {
+      timeout: 10_000,
+      interval: 1,
+    });
     await env.broker.stop();
     const outcomes = await settled;
     const acked = outcomes.flatMap((o, i) => ('ack' in o ? [`v${i}`] : []));
     for (const o of outcomes) {
-      if ('error' in o) expect(o.error instanceof UncertainDeliveryError || o.error instanceof ConnectionError).toBe(true);
+      if ('error' in o)
+        expect(o.error instanceof UncertainDeliveryError || o.error instanceof ConnectionError).toBe(true);
     }
     expect(acked.length).toBeLessThan(2_000);
     await env.restart();

@@ -13,7 +13,8 @@ const run = useCrashRun('crater-crash-point-');
 
 const PER_BATCH = 12;
 const valueOf = (batch: number, i: number) => `b${batch}-r${i}`;
-const batchOf = (b: number) => Array.from({ length: PER_BATCH }, (_, i) => ({ key: `key-${i % 7}`, value: valueOf(b, i) }));
+const batchOf = (b: number) =>
+  Array.from({ length: PER_BATCH }, (_, i) => ({ key: `key-${i % 7}`, value: valueOf(b, i) }));
 
 describe.each(['after-memo-before-data', 'mid-batch-data'])('SIGKILL at %s', (crashAt) => {
   it('the resumed producer resends the batch, which lands exactly once where its acks say', async () => {
@@ -30,7 +31,9 @@ describe.each(['after-memo-before-data', 'mid-batch-data'])('SIGKILL at %s', (cr
       expect(left.size).toBeLessThan(PER_BATCH);
       await run.start({ topics: ['orders:3'] });
       for (let b = 0; b < 3; b++) {
-        noteAcks(acked, await (b === 0 ? sending : producer.sendBatch('orders', batchOf(b))), PER_BATCH, (i) => valueOf(b, i));
+        noteAcks(acked, await (b === 0 ? sending : producer.sendBatch('orders', batchOf(b))), PER_BATCH, (i) =>
+          valueOf(b, i),
+        );
       }
       expect(sink.producerIdentity?.epoch).toBe(0);
     } finally {

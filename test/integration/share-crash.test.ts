@@ -45,7 +45,11 @@ describe('share groups survive a broker SIGKILL', () => {
     const c2 = await client(second.address);
     const m2 = await c2.shareConsumer({ group: 'workers', topics: ['jobs'], maxWaitMs: 50 });
     const after = await pollUntil(m2, 3);
-    expect(after.map((r) => [valueOf(r), r.deliveryCount])).toEqual([['v1', 3], ['v2', 2], ['v3', 2]]);
+    expect(after.map((r) => [valueOf(r), r.deliveryCount])).toEqual([
+      ['v1', 3],
+      ['v2', 2],
+      ['v3', 2],
+    ]);
     expect(await m2.poll()).toEqual([]);
     await m2.close();
   });

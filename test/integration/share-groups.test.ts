@@ -16,9 +16,18 @@ import { ShareAckType } from '../../src/protocol/opcodes.js';
 import { eventually, fill, manualClock, pollUntil, valueOf } from '../helpers/share.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
-const env = useTempBroker({ topics: [{ name: 'jobs', partitions: 4 }, { name: 'one', partitions: 1 }], share: { sweepIntervalMs: 20 } });
+const env = useTempBroker({
+  topics: [
+    { name: 'jobs', partitions: 4 },
+    { name: 'one', partitions: 1 },
+  ],
+  share: { sweepIntervalMs: 20 },
+});
 
-async function setup(options: Partial<BrokerStartOptions> = {}, config: Record<string, string | number | boolean> = {}): Promise<Client> {
+async function setup(
+  options: Partial<BrokerStartOptions> = {},
+  config: Record<string, string | number | boolean> = {},
+): Promise<Client> {
   await env.start(options);
   const c = await env.client();
   await c.shareGroups.alter('workers', { 'auto.offset.reset': 'earliest', ...config });
@@ -33,7 +42,9 @@ describe('share groups: delivery to concurrent members', () => {
   it.each([2, 4])('%i members of one group receive disjoint records that together cover the topic', async (n) => {
     const c = await setup();
     await fill(c, 'jobs', 2_000);
-    const members = await Promise.all(Array.from({ length: n }, () => member(c, { topics: ['jobs'], maxRecords: 100 })));
+    const members = await Promise.all(
+      Array.from({ length: n }, () => member(c, { topics: ['jobs'], maxRecords: 100 })),
+    );
     const seen = members.map(() => [] as string[]);
     let total = 0;
     await Promise.all(
@@ -115,7 +126,13 @@ describe('share groups: acknowledgement types', () => {
     const dlq = await c.fetch('one.dlq', 'dlq-reader');
     expect(dlq.records).toHaveLength(1);
     const envelope = decodeDlqEnvelope(dlq.records[0]!.value);
-    expect(envelope).toMatchObject({ topic: 'one', group: 'workers', attempts: 1, reason: 'rejected: bad json', offset: got[0]!.offset });
+    expect(envelope).toMatchObject({
+      topic: 'one',
+      group: 'workers',
+      attempts: 1,
+      reason: 'rejected: bad json',
+      offset: got[0]!.offset,
+    });
     expect(envelope.value.toString()).toBe('v0');
     expect(await a.poll()).toEqual([]);
   });
@@ -134,7 +151,10 @@ describe('share groups: acknowledgement types', () => {
     const d = await c.shareGroups.describe('workers');
     expect(d.partitions[0]!.spso).toBe(d.partitions[0]!.endOffset);
     const dlq = await c.fetch('one.dlq', 'dlq-reader');
-    expect(decodeDlqEnvelope(dlq.records[0]!.value)).toMatchObject({ attempts: 2, reason: 'delivery-limit: delivered 2 times' });
+    expect(decodeDlqEnvelope(dlq.records[0]!.value)).toMatchObject({
+      attempts: 2,
+      reason: 'delivery-limit: delivered 2 times',
+    });
   });
 });
 
@@ -150,7 +170,11 @@ describe('share groups: locks and members on the broker clock', () => {
     expect(await other.poll()).toEqual([]);
     clock.advance(5_000);
     const taken = await pollUntil(other, 3);
-    expect(taken.map((r) => [valueOf(r), r.deliveryCount])).toEqual([['v0', 2], ['v1', 2], ['v2', 2]]);
+    expect(taken.map((r) => [valueOf(r), r.deliveryCount])).toEqual([
+      ['v0', 2],
+      ['v1', 2],
+      ['v2', 2],
+    ]);
     for (const r of held) stuck.acknowledge(r, 'accept');
     const results = await stuck.commit();
     expect(results.map((r) => r.errorCode)).toEqual([ErrorCode.INVALID_RECORD_STATE]);
@@ -220,7 +244,10 @@ describe('share groups: locks and members on the broker clock', () => {
 
   it('a member that misses heartbeats for the session timeout is removed and its records released', async () => {
     const clock = manualClock();
-    const c = await setup({ clock: clock.now, share: { sweepIntervalMs: 20, sessionTimeoutMs: 45_000 } }, { 'record.lock.duration.ms': 600_000 });
+    const c = await setup(
+      { clock: clock.now, share: { sweepIntervalMs: 20, sessionTimeoutMs: 45_000 } },
+      { 'record.lock.duration.ms': 600_000 },
+    );
     await fill(c, 'one', 1);
     const silent = await member(c, { ackMode: 'explicit' });
     await pollUntil(silent, 1);
@@ -263,7 +290,10 @@ describe('share groups: durability and refusals', () => {
     const c2 = await env.client();
     const b = await member(c2);
     const again = await pollUntil(b, 2);
-    expect(again.map((r) => [valueOf(r), r.deliveryCount])).toEqual([['v1', 2], ['v2', 2]]);
+    expect(again.map((r) => [valueOf(r), r.deliveryCount])).toEqual([
+      ['v1', 2],
+      ['v2', 2],
+    ]);
     expect(await b.poll()).toEqual([]);
   });
 
@@ -274,17 +304,46 @@ describe('share groups: durability and refusals', () => {
     const got = await pollUntil(a, 2);
     const before = await c.shareGroups.describe('workers');
     const raw = await env.raw();
-    const payload = Buffer.concat([str('workers'), str(a.memberId), u32(1), str('one'), u32(1), u32(1), u64(got[0]!.offset), u64(got[0]!.offset), Buffer.from([9]), u32(0), u32(0)]);
+    const payload = Buffer.concat([
+      str('workers'),
+      str(a.memberId),
+      u32(1),
+      str('one'),
+      u32(1),
+      u32(1),
+      u64(got[0]!.offset),
+      u64(got[0]!.offset),
+      Buffer.from([9]),
+      u32(0),
+      u32(0),
+    ]);
     const error = raw.error(await raw.requestFrame(0x64, payload));
     expect(error).toMatchObject({ code: ErrorCode.BAD_FRAME });
     expect(error!.message).toContain('ack_type');
-    const range = (first: bigint, last: bigint, type: number) => ({ firstOffset: first, lastOffset: last, type, releaseDelayMs: 0, reason: '' });
+    const range = (first: bigint, last: bigint, type: number) => ({
+      firstOffset: first,
+      lastOffset: last,
+      type,
+      releaseDelayMs: 0,
+      reason: '',
+    });
     const overlapping = {
       group: 'workers',
       memberId: a.memberId,
-      acks: [{ topic: 'one', partition: 1, ranges: [range(got[0]!.offset, got[1]!.offset, ShareAckType.ACCEPT), range(got[0]!.offset, got[0]!.offset, ShareAckType.REJECT)] }],
+      acks: [
+        {
+          topic: 'one',
+          partition: 1,
+          ranges: [
+            range(got[0]!.offset, got[1]!.offset, ShareAckType.ACCEPT),
+            range(got[0]!.offset, got[0]!.offset, ShareAckType.REJECT),
+          ],
+        },
+      ],
     };
-    const refused = await a['session'].conn.request(ShareAckRequest, overlapping, ShareAckResultReply).catch((e: unknown) => e);
+    const refused = await a['session'].conn
+      .request(ShareAckRequest, overlapping, ShareAckResultReply)
+      .catch((e: unknown) => e);
     expect(refused).toMatchObject({ errorCode: ErrorCode.BAD_FRAME });
     expect(await c.shareGroups.describe('workers')).toEqual(before);
   });

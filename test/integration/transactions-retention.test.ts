@@ -13,12 +13,16 @@ const HOUR = 3_600_000;
 let fakeNow = Date.now();
 const env = useTempBroker();
 
-const big = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ key: `${prefix}${i}`, value: 'x'.repeat(200) }));
+const big = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({ key: `${prefix}${i}`, value: 'x'.repeat(200) }));
 
 describe('abort index pruning', () => {
   it('drops entries below the log start after a cleaner run and keeps the rest', async () => {
     fakeNow = Date.now();
-    const broker = await env.start({ topics: [{ name: 'events', partitions: 1 }], ...fastRetention(() => BigInt(fakeNow)) });
+    const broker = await env.start({
+      topics: [{ name: 'events', partitions: 1 }],
+      ...fastRetention(() => BigInt(fakeNow)),
+    });
     const client = await env.client({ timeoutMs: 5_000 });
     const producer = client.producer({ producerName: 'old' });
     await producer.beginTransaction();
@@ -36,7 +40,9 @@ describe('abort index pruning', () => {
     await eventually(() => log.logStartOffset > 0n && broker.transactions.abortEntries.length === 1);
     const [kept] = broker.transactions.abortEntries;
     expect(kept!.upto).toBeGreaterThan(log.logStartOffset);
-    const file = JSON.parse(await fs.readFile(path.join(env.dataDir, 'txn-aborts.json'), 'utf8')) as { entries: Array<{ first: number }> };
+    const file = JSON.parse(await fs.readFile(path.join(env.dataDir, 'txn-aborts.json'), 'utf8')) as {
+      entries: Array<{ first: number }>;
+    };
     expect(file.entries.map((e) => BigInt(e.first))).toEqual([kept!.first]);
   });
 });

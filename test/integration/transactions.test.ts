@@ -17,15 +17,25 @@ import { TxnState } from '../../src/storage/txn-state-codec.js';
 import { eventually } from '../helpers/eventually.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
-const env = useTempBroker({ topics: [{ name: 'orders', partitions: 4 }, { name: 'one', partitions: 1 }] });
+const env = useTempBroker({
+  topics: [
+    { name: 'orders', partitions: 4 },
+    { name: 'one', partitions: 1 },
+  ],
+});
 const start = (options: Partial<BrokerStartOptions> = {}): Promise<Broker> => env.start(options);
 const client = (): Promise<Client> => env.client({ timeoutMs: 5_000 });
 
 const values = (records: ReadonlyArray<{ value: Buffer }>) => records.map((r) => r.value.toString()).sort();
-const batch = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ key: `${prefix}-k${i}`, value: `${prefix}-${i}` }));
+const batch = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({ key: `${prefix}-k${i}`, value: `${prefix}-${i}` }));
 
 /** Everything the group can read now, one FETCH on a fresh connection. */
-async function readAll(topic: string, isolation: 'read_committed' | 'read_uncommitted', group = `g-${isolation}-${Math.random()}`) {
+async function readAll(
+  topic: string,
+  isolation: 'read_committed' | 'read_uncommitted',
+  group = `g-${isolation}-${Math.random()}`,
+) {
   const c = await client();
   const { records } = await c.fetch(topic, group, { maxRecords: 10_000, isolation });
   return records;
@@ -58,7 +68,9 @@ describe('enrolment', () => {
     await producer.send('orders', { key: 'a-k0', value: 'single' });
     expect(stateRecords(b)).toBe(written);
     const txn = b.transactions.get('tx')!;
-    expect(txn.participants.map((p) => `${p.topic}/${p.partition}`).sort()).toEqual([...touched].map((p) => `orders/${p}`).sort());
+    expect(txn.participants.map((p) => `${p.topic}/${p.partition}`).sort()).toEqual(
+      [...touched].map((p) => `orders/${p}`).sort(),
+    );
     for (const p of txn.participants) expect(p.firstOffset).toBe(leoBefore[p.partition - 1]);
     expect(b.transactions.lso('orders', 1, b.topics.requireTopic('orders').partitions[0]!)).toBe(leoBefore[0]);
     await producer.commitTransaction();
@@ -83,13 +95,19 @@ describe('commit and abort', () => {
     const uncommitted = await readAll('orders', 'read_uncommitted');
     expect(uncommitted).toHaveLength(20);
     // 2 markers per touched partition are in the logs, but no reader gets one.
-    const stored = b.topics.requireTopic('orders').partitions.reduce((n, log) => n + log.read(0n, { maxRecords: 1000 }).length, 0);
+    const stored = b.topics
+      .requireTopic('orders')
+      .partitions.reduce((n, log) => n + log.read(0n, { maxRecords: 1000 }).length, 0);
     expect(stored).toBeGreaterThan(20);
     expect(uncommitted.every((r) => r.value.length > 0)).toBe(true);
 
-    const index = JSON.parse(await fs.readFile(path.join(b.dataDir, 'txn-aborts.json'), 'utf8')) as { entries: Array<Record<string, unknown>> };
+    const index = JSON.parse(await fs.readFile(path.join(b.dataDir, 'txn-aborts.json'), 'utf8')) as {
+      entries: Array<Record<string, unknown>>;
+    };
     expect(index.entries.length).toBeGreaterThan(0);
-    expect(index.entries.every((e) => e.topic === 'orders' && e.pid === Number(producer.identity!.producerId))).toBe(true);
+    expect(index.entries.every((e) => e.topic === 'orders' && e.pid === Number(producer.identity!.producerId))).toBe(
+      true,
+    );
     const keys = index.entries.map((e) => [e.partition as number, e.first as number]);
     expect(keys).toEqual([...keys].sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!));
   });
@@ -115,7 +133,10 @@ describe('commit and abort', () => {
     expect((await reader.fetch('one', group, { isolation: 'read_committed' })).records).toHaveLength(0);
 
     await producer.commitTransaction();
-    expect(values((await reader.fetch('one', group, { isolation: 'read_committed' })).records)).toEqual(['after', 'in-txn']);
+    expect(values((await reader.fetch('one', group, { isolation: 'read_committed' })).records)).toEqual([
+      'after',
+      'in-txn',
+    ]);
     const after = (await plain.listOffsets('one')).partitions[0]!;
     expect(after.lso).toBe(after.latest);
   });
@@ -133,7 +154,10 @@ describe('commit and abort', () => {
 
     await producer.beginTransaction();
     await producer.sendOffsetsToTransaction('billing', [{ topic: 'orders', partition: 2, offset: 88n }]);
-    await producer.sendOffsetsToTransaction('billing', [{ topic: 'orders', partition: 2, offset: 99n }, { topic: 'one', partition: 1, offset: 5n }]);
+    await producer.sendOffsetsToTransaction('billing', [
+      { topic: 'orders', partition: 2, offset: 99n },
+      { topic: 'one', partition: 1, offset: 5n },
+    ]);
     expect(offsets()).toEqual([]);
     await producer.commitTransaction();
     expect(offsets()).toEqual([
@@ -169,7 +193,11 @@ describe('commit and abort', () => {
     await producer.commitTransaction();
     const b = await env.restart();
     expect(b.transactions.abortEntries.length).toBeGreaterThan(0);
-    expect(values(await readAll('orders', 'read_committed'))).toEqual(batch('kept', 8).map((r) => r.value).sort());
+    expect(values(await readAll('orders', 'read_committed'))).toEqual(
+      batch('kept', 8)
+        .map((r) => r.value)
+        .sort(),
+    );
     expect(await readAll('orders', 'read_uncommitted')).toHaveLength(16);
   });
 });

@@ -32,8 +32,11 @@ export default function setup(project: TestProject): (() => void) | undefined {
     return undefined;
   }
   if (!hasJava()) {
-    if (process.env.CRATER_REQUIRE_KAFKA === '1') throw new Error('CRATER_REQUIRE_KAFKA=1 but java is not on PATH: the Kafka suite cannot run');
-    console.warn('kafka suite skipped: no java on PATH (Kafka 4.x needs Java 17+; set CRATER_REQUIRE_KAFKA=1 to make this fail)');
+    if (process.env.CRATER_REQUIRE_KAFKA === '1')
+      throw new Error('CRATER_REQUIRE_KAFKA=1 but java is not on PATH: the Kafka suite cannot run');
+    console.warn(
+      'kafka suite skipped: no java on PATH (Kafka 4.x needs Java 17+; set CRATER_REQUIRE_KAFKA=1 to make this fail)',
+    );
     project.provide('kafkaBootstrap', null);
     project.provide('kafkaClusterDir', null);
     return undefined;

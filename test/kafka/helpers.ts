@@ -33,7 +33,9 @@ const script = path.resolve(import.meta.dirname, '../../scripts/kafka-cluster.sh
 /** `kafka-cluster.sh kill N` (SIGKILL, waits until the process is gone) or `restart N` (waits until it serves). */
 export async function cluster(command: 'kill' | 'restart', node: 1 | 2 | 3): Promise<void> {
   if (clusterDir === null) throw new Error('fault tests need CRATER_KAFKA_DIR for a cluster started outside the suite');
-  await promisify(execFile)('bash', [script, command, String(node)], { env: { ...process.env, CRATER_KAFKA_DIR: clusterDir } });
+  await promisify(execFile)('bash', [script, command, String(node)], {
+    env: { ...process.env, CRATER_KAFKA_DIR: clusterDir },
+  });
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
@@ -47,16 +49,23 @@ export async function pollUntil<T>(what: string, check: () => Promise<T | undefi
     } catch (error) {
       last = error;
     }
-    if (performance.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`);
+    if (performance.now() > deadline)
+      throw new Error(
+        `${what}: not reached within ${timeoutMs} ms${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
 /** Waits until every partition of `topic` has `size` in-sync replicas (after a broker came back). */
 export function waitForIsr(kafka: KafkaBackend, topic: string, size: number, timeoutMs = 90_000): Promise<true> {
-  return pollUntil(`${topic} back to ISR ${size}`, async () => {
-    const metadata = await kafka.admin.metadata({ topics: [topic], forceUpdate: true });
-    const partitions = metadata.topics.get(topic)?.partitions ?? [];
-    return partitions.length > 0 && partitions.every((p) => p.isr.length >= size) ? true : undefined;
-  }, timeoutMs);
+  return pollUntil(
+    `${topic} back to ISR ${size}`,
+    async () => {
+      const metadata = await kafka.admin.metadata({ topics: [topic], forceUpdate: true });
+      const partitions = metadata.topics.get(topic)?.partitions ?? [];
+      return partitions.length > 0 && partitions.every((p) => p.isr.length >= size) ? true : undefined;
+    },
+    timeoutMs,
+  );
 }

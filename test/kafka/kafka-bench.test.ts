@@ -8,7 +8,19 @@ import { bootstrap, noKafka } from './helpers.js';
 
 describe.skipIf(noKafka)('bench on Kafka', () => {
   it('throughput produces and fetches every record through the Kafka backend', async () => {
-    const r = await crater(['bench', 'throughput', '--broker', bootstrap(), '-n', '3000', '--batch-size', '500', '--in-flight', '2', '--json']);
+    const r = await crater([
+      'bench',
+      'throughput',
+      '--broker',
+      bootstrap(),
+      '-n',
+      '3000',
+      '--batch-size',
+      '500',
+      '--in-flight',
+      '2',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.broker).toMatchObject({ backend: 'kafka', embedded: false, serverName: 'Apache Kafka' });
@@ -18,7 +30,17 @@ describe.skipIf(noKafka)('bench on Kafka', () => {
   });
 
   it('batch-vs-single sends one request per record against one batch', async () => {
-    const r = await crater(['bench', 'batch-vs-single', '--broker', bootstrap(), '--records', '50', '--repeat', '1', '--json']);
+    const r = await crater([
+      'bench',
+      'batch-vs-single',
+      '--broker',
+      bootstrap(),
+      '--records',
+      '50',
+      '--repeat',
+      '1',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.broker.backend).toBe('kafka');

@@ -47,10 +47,24 @@ describe.skipIf(noKafka)('crater CLI on Kafka', () => {
     await kafka.createTopic(topic, 3);
     const envelopes = [
       { key: { base64: Buffer.from([0, 0xff, 0x10]).toString('base64') }, value: { utf8: 'binary key' }, headers: [] },
-      { key: null, value: { utf8: 'no key' }, headers: [{ name: 'h', value: { utf8: '1' } }, { name: 'h', value: { utf8: '2' } }, { name: 'a', value: { base64: '/wA=' } }] },
-      { key: { utf8: 'k' }, value: { base64: Buffer.from([0xc3, 0x28]).toString('base64') }, headers: [{ name: 'empty', value: { utf8: '' } }] },
+      {
+        key: null,
+        value: { utf8: 'no key' },
+        headers: [
+          { name: 'h', value: { utf8: '1' } },
+          { name: 'h', value: { utf8: '2' } },
+          { name: 'a', value: { base64: '/wA=' } },
+        ],
+      },
+      {
+        key: { utf8: 'k' },
+        value: { base64: Buffer.from([0xc3, 0x28]).toString('base64') },
+        headers: [{ name: 'empty', value: { utf8: '' } }],
+      },
     ];
-    const input = envelopes.map((e) => JSON.stringify({ topic, partition: 0, offset: 0, timestamp: 0, ...e })).join('\n');
+    const input = envelopes
+      .map((e) => JSON.stringify({ topic, partition: 0, offset: 0, timestamp: 0, ...e }))
+      .join('\n');
     const produced = await run(['produce', topic, '--input', 'jsonl', '--batch', '10', '--json'], input);
     expect(produced.code, produced.stderr).toBe(0);
     for (const d of jsonLines(produced.stdout)) {
@@ -62,7 +76,8 @@ describe.skipIf(noKafka)('crater CLI on Kafka', () => {
     expect(consumed.code, consumed.stderr).toBe(0);
     const got = jsonLines(consumed.stdout);
     expect(got).toHaveLength(3);
-    const strip = (e: { key: unknown; value: unknown; headers: unknown }) => JSON.stringify({ key: e.key, value: e.value, headers: e.headers });
+    const strip = (e: { key: unknown; value: unknown; headers: unknown }) =>
+      JSON.stringify({ key: e.key, value: e.value, headers: e.headers });
     expect(got.map(strip).sort()).toEqual(envelopes.map(strip).sort());
     // Offsets are record counts: each partition's records are numbered 0, 1, 2, ...
     const byPartition = new Map<number, number[]>();
@@ -74,7 +89,10 @@ describe.skipIf(noKafka)('crater CLI on Kafka', () => {
     const topic = uniqueName('cli-part');
     await kafka.createTopic(topic, 3);
     for (const codec of ['none', 'gzip', 'snappy', 'lz4']) {
-      const produced = await run(['produce', topic, '-p', '2', '--codec', codec, '--batch', '5', '--json'], 'a\nb\nc\n');
+      const produced = await run(
+        ['produce', topic, '-p', '2', '--codec', codec, '--batch', '5', '--json'],
+        'a\nb\nc\n',
+      );
       expect(produced.code, `${codec}: ${produced.stderr}`).toBe(0);
       expect(jsonLines(produced.stdout).map((d) => d.partition)).toEqual([2, 2, 2]);
     }
@@ -113,10 +131,23 @@ describe.skipIf(noKafka)('crater CLI on Kafka', () => {
     const topic = uniqueName('cli-txn');
     await kafka.createTopic(topic, 2);
     expect((await run(['produce', topic, '--idempotent', '--batch', '3'], 'i1\ni2\ni3\n')).code).toBe(0);
-    const txn = await run(['produce', topic, '--producer-name', uniqueName('tx'), '--transactional', '--batch', '2'], 't1\nt2\nt3\n');
+    const txn = await run(
+      ['produce', topic, '--producer-name', uniqueName('tx'), '--transactional', '--batch', '2'],
+      't1\nt2\nt3\n',
+    );
     expect(txn.code, txn.stderr).toBe(0);
     expect(txn.stderr).toContain('transaction committed: 3 records');
-    const consumed = await run(['consume', topic, '--from', 'beginning', '-e', '--isolation', 'read_committed', '-f', '%s\n']);
+    const consumed = await run([
+      'consume',
+      topic,
+      '--from',
+      'beginning',
+      '-e',
+      '--isolation',
+      'read_committed',
+      '-f',
+      '%s\n',
+    ]);
     expect(consumed.code, consumed.stderr).toBe(0);
     expect(consumed.stdout.trim().split('\n').sort()).toEqual(['i1', 'i2', 'i3', 't1', 't2', 't3']);
   });
@@ -125,9 +156,13 @@ describe.skipIf(noKafka)('crater CLI on Kafka', () => {
     const topic = uniqueName('cli-follow');
     await kafka.createTopic(topic, 1);
     const group = uniqueName('f');
-    const follower = spawnCrater(['consume', topic, '--follow', '--group', group, '-n', '3', '-f', '%s\n'], { broker: bootstrap() });
+    const follower = spawnCrater(['consume', topic, '--follow', '--group', group, '-n', '3', '-f', '%s\n'], {
+      broker: bootstrap(),
+    });
     follower.child.stdin.end();
-    await pollUntil('follower joined', async () => ((await kafka.describeGroup(group)).members.length > 0 ? true : undefined));
+    await pollUntil('follower joined', async () =>
+      (await kafka.describeGroup(group)).members.length > 0 ? true : undefined,
+    );
     await kafka.produceBatch(topic, [{ value: 'x' }, { value: 'y' }, { value: 'z' }]);
     const result = await follower.done;
     expect(result.code, result.stderr).toBe(0);
@@ -141,7 +176,9 @@ describe.skipIf(noKafka)('crater CLI on Kafka', () => {
     expect(legacy.code).toBe(1);
     const error = JSON.parse(legacy.stdout).error;
     expect(error.code).toBe('ERR_UNSUPPORTED');
-    expect(error.message).toContain("FETCH's legacy one-RECORD-per-record reply shape (not supported by the kafka backend)");
+    expect(error.message).toContain(
+      "FETCH's legacy one-RECORD-per-record reply shape (not supported by the kafka backend)",
+    );
     await expect(kafka.nack(topic, 0, 0n, 'bad')).rejects.toMatchObject({ code: 'ERR_UNSUPPORTED', backend: 'kafka' });
   });
 });

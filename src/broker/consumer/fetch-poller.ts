@@ -77,7 +77,13 @@ function pollPartition(target: PollTarget, opts: PollOptions, result: PollResult
   let halted = false;
   let taken = 0;
   outer: while (taken < opts.allowance && cursor < ceiling) {
-    const batch = readOrThrow(log, cursor, opts.allowance - taken, Math.max(1, opts.maxBytes - result.bytes), result.total + records.length);
+    const batch = readOrThrow(
+      log,
+      cursor,
+      opts.allowance - taken,
+      Math.max(1, opts.maxBytes - result.bytes),
+      result.total + records.length,
+    );
     if (batch === undefined) {
       halted = true;
       break;
@@ -93,27 +99,36 @@ function pollPartition(target: PollTarget, opts: PollOptions, result: PollResult
         cursor = rec.nextOffset;
         continue;
       }
-      if (target.isAborted && rec.attrs & RecordAttr.TRANSACTIONAL && target.isAborted(rec.offset, rec.producerId!, rec.epoch!)) {
+      if (
+        target.isAborted &&
+        rec.attrs & RecordAttr.TRANSACTIONAL &&
+        target.isAborted(rec.offset, rec.producerId!, rec.epoch!)
+      ) {
         cursor = rec.nextOffset;
         continue;
       }
       let value: Buffer;
       try {
-        value = rec.attrs & RecordAttr.CODEC_MASK ? decompressValue(rec.attrs & RecordAttr.CODEC_MASK, rec.value) : rec.value;
+        value =
+          rec.attrs & RecordAttr.CODEC_MASK ? decompressValue(rec.attrs & RecordAttr.CODEC_MASK, rec.value) : rec.value;
       } catch (err) {
         if (result.total + records.length > 0) {
           halted = true;
           break outer;
         }
         const why = err instanceof CodecError ? err.message : String(err);
-        throw new HandlerError(ErrorCode.INTERNAL, `decompress ${target.topic}/partition-${target.partition} offset ${rec.offset}: ${why}`);
+        throw new HandlerError(
+          ErrorCode.INTERNAL,
+          `decompress ${target.topic}/partition-${target.partition} offset ${rec.offset}: ${why}`,
+        );
       }
       records.push(rec);
       values.push(value);
       cursor = rec.nextOffset;
       taken++;
       result.bytes += rec.key.length + value.length;
-      if (result.total + taken >= opts.maxRecords || taken >= opts.allowance || result.bytes >= opts.maxBytes) break outer;
+      if (result.total + taken >= opts.maxRecords || taken >= opts.allowance || result.bytes >= opts.maxBytes)
+        break outer;
     }
   }
   result.total += records.length;
@@ -124,7 +139,13 @@ function pollPartition(target: PollTarget, opts: PollOptions, result: PollResult
 }
 
 /** Reads; a failure before anything was collected fails the FETCH, after it the poll returns what it has. */
-function readOrThrow(log: PartitionLog, offset: bigint, maxRecords: number, maxBytes: number, collected: number): LogRecord[] | undefined {
+function readOrThrow(
+  log: PartitionLog,
+  offset: bigint,
+  maxRecords: number,
+  maxBytes: number,
+  collected: number,
+): LogRecord[] | undefined {
   try {
     return log.read(offset, { maxRecords, maxBytes });
   } catch (err) {

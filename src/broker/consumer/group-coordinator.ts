@@ -21,7 +21,10 @@ type GroupEvent = 'prepare' | 'complete' | 'stabilize' | 'emptyOut' | 'die';
 
 /** The lifecycle as data: which states each event may leave from, and where it lands. */
 const transitions: Record<GroupEvent, { from: readonly GroupStateName[] | '*'; to: GroupStateName }> = {
-  prepare: { from: [GroupState.EMPTY, GroupState.STABLE, GroupState.COMPLETING_REBALANCE], to: GroupState.PREPARING_REBALANCE },
+  prepare: {
+    from: [GroupState.EMPTY, GroupState.STABLE, GroupState.COMPLETING_REBALANCE],
+    to: GroupState.PREPARING_REBALANCE,
+  },
   complete: { from: [GroupState.PREPARING_REBALANCE], to: GroupState.COMPLETING_REBALANCE },
   stabilize: { from: [GroupState.COMPLETING_REBALANCE], to: GroupState.STABLE },
   emptyOut: {

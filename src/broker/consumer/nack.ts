@@ -37,7 +37,8 @@ export async function handleNack(rt: ConsumerService, conn: ConnectionHandle, re
   const key = { group, topic: req.topic, partition: req.partition, offset: req.offset };
   const attempts = rt.nacks.record(key);
   if (attempts < rt.settings.maxDeliveries) {
-    if (rt.position(group, req.topic, req.partition) > req.offset) rt.cursors.set(group, req.topic, req.partition, req.offset);
+    if (rt.position(group, req.topic, req.partition) > req.offset)
+      rt.cursors.set(group, req.topic, req.partition, req.offset);
     await rt.offsets.commit(group, [{ topic: req.topic, partition: req.partition, offset: req.offset }]);
     return { deadLettered: false, attempts: Math.min(attempts, MAX_ATTEMPTS_ON_WIRE), dlqTopic: '' };
   }
@@ -52,7 +53,10 @@ export async function handleNack(rt: ConsumerService, conn: ConnectionHandle, re
 
 export function checkPartition(topic: Topic, partition: number): void {
   if (partition < 1 || partition > topic.partitions.length) {
-    throw new HandlerError(ErrorCode.BAD_FRAME, `partition ${partition} out of range 1..${topic.partitions.length} for topic '${topic.name}'`);
+    throw new HandlerError(
+      ErrorCode.BAD_FRAME,
+      `partition ${partition} out of range 1..${topic.partitions.length} for topic '${topic.name}'`,
+    );
   }
 }
 
@@ -63,18 +67,30 @@ export function checkPartition(topic: Topic, partition: number): void {
  */
 function recordAt(topic: Topic, partition: number, offset: bigint, logger: Logger): LogRecord {
   const log = topic.partitions[partition - 1]!;
-  const noRecord = () => new HandlerError(ErrorCode.INTERNAL, `cannot nack ${topic.name}/partition-${partition} offset ${offset}: no record at that offset`);
+  const noRecord = () =>
+    new HandlerError(
+      ErrorCode.INTERNAL,
+      `cannot nack ${topic.name}/partition-${partition} offset ${offset}: no record at that offset`,
+    );
   let rec: LogRecord | undefined;
   try {
     [rec] = offset < log.logStartOffset ? [] : log.read(offset, { maxRecords: 1 });
   } catch (err) {
     if (!(err instanceof CorruptDataError)) throw err;
-    logger.debug('NACK offset is not a record start', { topic: topic.name, partition, offset: String(offset), error: err.message });
+    logger.debug('NACK offset is not a record start', {
+      topic: topic.name,
+      partition,
+      offset: String(offset),
+      error: err.message,
+    });
     throw noRecord();
   }
   if (!rec || rec.offset !== offset) throw noRecord();
   if (rec.attrs & RecordAttr.CONTROL) {
-    throw new HandlerError(ErrorCode.INTERNAL, `cannot nack a control record (${topic.name}/partition-${partition} offset ${offset})`);
+    throw new HandlerError(
+      ErrorCode.INTERNAL,
+      `cannot nack a control record (${topic.name}/partition-${partition} offset ${offset})`,
+    );
   }
   return rec;
 }
@@ -93,7 +109,10 @@ async function deadLetter(
   try {
     value = codec ? decompressValue(codec, rec.value) : rec.value;
   } catch (err) {
-    throw new HandlerError(ErrorCode.INTERNAL, `decompress ${source.name}/partition-${partition} offset ${rec.offset}: ${String(err)}`);
+    throw new HandlerError(
+      ErrorCode.INTERNAL,
+      `decompress ${source.name}/partition-${partition} offset ${rec.offset}: ${String(err)}`,
+    );
   }
   const name = dlqTopicFor(source.name);
   const dlq = await ensureTopic(rt, name, source.partitions.length);
@@ -109,10 +128,19 @@ async function deadLetter(
     reason,
     value,
   });
-  const result = log.append([{ attrs: 0, timestamp: rt.broker.now(), key: rec.key, value: envelope, headers: rec.headers }]);
-  if (result.error) throw new HandlerError(ErrorCode.INTERNAL, `dead-letter append to ${name} failed: ${result.error.message}`);
+  const result = log.append([
+    { attrs: 0, timestamp: rt.broker.now(), key: rec.key, value: envelope, headers: rec.headers },
+  ]);
+  if (result.error)
+    throw new HandlerError(ErrorCode.INTERNAL, `dead-letter append to ${name} failed: ${result.error.message}`);
   await log.sync();
-  rt.broker.logger.info('dead-lettered a record', { topic: source.name, partition, offset: String(rec.offset), group, dlq: name });
+  rt.broker.logger.info('dead-lettered a record', {
+    topic: source.name,
+    partition,
+    offset: String(rec.offset),
+    group,
+    dlq: name,
+  });
   return name;
 }
 

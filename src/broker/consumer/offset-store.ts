@@ -76,7 +76,11 @@ export class OffsetStore {
     const { group, topic, partition } = k.value;
     const v = decodeOffsetValue(value);
     if (!v.ok) {
-      this.logger.warn('skipping an unreadable __consumer_offsets value', { group, problem: v.problem, detail: v.detail });
+      this.logger.warn('skipping an unreadable __consumer_offsets value', {
+        group,
+        problem: v.problem,
+        detail: v.detail,
+      });
       return;
     }
     if (v.value === undefined) this.forget(group, topic, partition);
@@ -143,7 +147,12 @@ export class OffsetStore {
     for (const [group, topics] of this.groups) {
       const parts = topics.get(topic);
       if (!parts) continue;
-      work.push(this.tombstone(group, [...parts.keys()].map((partition) => ({ topic, partition }))));
+      work.push(
+        this.tombstone(
+          group,
+          [...parts.keys()].map((partition) => ({ topic, partition })),
+        ),
+      );
     }
     await Promise.all(work);
   }

@@ -65,7 +65,11 @@ export class PushLoop {
       await this.rt.commitDelivered(group, result.partitions);
       return 0;
     }
-    const frames = encodeRecordFrames(ZERO_CORREL, result.partitions, { batched: false, headers: false, withOk: false });
+    const frames = encodeRecordFrames(ZERO_CORREL, result.partitions, {
+      batched: false,
+      headers: false,
+      withOk: false,
+    });
     const cap = this.rt.broker.config.maxPendingSendBytes;
     if (this.conn.pendingSendBytes > 0 && this.conn.pendingSendBytes + frames.length > cap) {
       await this.conn.flushed();

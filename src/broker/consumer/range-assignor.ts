@@ -13,7 +13,10 @@ export interface AssignorMember {
 }
 
 /** Partition counts of the topics the members subscribed to; a topic missing here assigns nothing. */
-export function assignRange(members: Iterable<AssignorMember>, partitionCounts: ReadonlyMap<string, number>): Assignment {
+export function assignRange(
+  members: Iterable<AssignorMember>,
+  partitionCounts: ReadonlyMap<string, number>,
+): Assignment {
   const result: Assignment = new Map();
   const interested = new Map<string, string[]>();
   for (const m of members) {

@@ -27,7 +27,11 @@ export interface RecordFrameOptions {
   withOk: boolean;
 }
 
-export function encodeRecordFrames(correl: Buffer, parts: readonly PolledPartition[], opts: RecordFrameOptions): Buffer {
+export function encodeRecordFrames(
+  correl: Buffer,
+  parts: readonly PolledPartition[],
+  opts: RecordFrameOptions,
+): Buffer {
   let count = 0;
   let entries = 0;
   for (const p of parts) {

@@ -6,7 +6,14 @@
 import type { BrokerCore, ConsumerRuntime } from '../core.js';
 import type { ConnectionHandle } from '../handler.js';
 import { CursorTable } from './cursor-table.js';
-import { DEFAULT_POLL_BYTES, type PolledPartition, type PollResult, type PollTarget, perPartitionAllowance, poll } from './fetch-poller.js';
+import {
+  DEFAULT_POLL_BYTES,
+  type PolledPartition,
+  type PollResult,
+  type PollTarget,
+  perPartitionAllowance,
+  poll,
+} from './fetch-poller.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { NackTracker } from './nack-tracker.js';
 import { CONSUMER_OFFSETS_TOPIC, type OffsetCommit, OffsetStore } from './offset-store.js';
@@ -110,7 +117,10 @@ export class ConsumerService implements ConsumerRuntime {
 
   reap(): void {
     for (const e of this.groups.reap()) {
-      this.broker.logger.info('evicted group member after its session lapsed', { group: e.groupId, member: e.memberId });
+      this.broker.logger.info('evicted group member after its session lapsed', {
+        group: e.groupId,
+        member: e.memberId,
+      });
     }
   }
 
@@ -132,7 +142,11 @@ export class ConsumerService implements ConsumerRuntime {
    * What FETCH and SUBSCRIBE do first: check the connection's mode, group and isolation (ERR 8 on a mismatch), require
    * the topic (ERR 5), fix the mode, group and isolation, and add the topic to the connection's subscriptions.
    */
-  enter(conn: ConnectionHandle, mode: ConsumeMode, req: { topic: string; group: string; isolation?: number | undefined }): ConsumerSession {
+  enter(
+    conn: ConnectionHandle,
+    mode: ConsumeMode,
+    req: { topic: string; group: string; isolation?: number | undefined },
+  ): ConsumerSession {
     const s = this.session(conn);
     bindConsumer(s, mode, req.group, req.isolation);
     this.broker.topics.requireTopic(req.topic);
@@ -181,7 +195,9 @@ export class ConsumerService implements ConsumerRuntime {
     let owned: Map<string, number[]> | undefined;
     const m = s.membership;
     if (m && m.groupId === group) {
-      owned = this.groups.isMember(m.groupId, m.memberId, conn) ? this.groups.assignmentOf(m.groupId, m.memberId) : new Map();
+      owned = this.groups.isMember(m.groupId, m.memberId, conn)
+        ? this.groups.assignmentOf(m.groupId, m.memberId)
+        : new Map();
     }
     const targets: PollTarget[] = [];
     for (const name of s.topics) {
@@ -238,7 +254,8 @@ export class ConsumerService implements ConsumerRuntime {
     for (const p of parts) {
       const { topic, partition } = p.target;
       const current = this.cursors.get(group, topic, partition);
-      if (current !== undefined && current > p.target.cursor) this.cursors.set(group, topic, partition, p.target.cursor);
+      if (current !== undefined && current > p.target.cursor)
+        this.cursors.set(group, topic, partition, p.target.cursor);
     }
   }
 
@@ -247,7 +264,8 @@ export class ConsumerService implements ConsumerRuntime {
     const commits: OffsetCommit[] = [];
     for (const p of parts) {
       const { topic, partition } = p.target;
-      if (this.offsets.get(group, topic, partition) !== p.nextCursor) commits.push({ topic, partition, offset: p.nextCursor });
+      if (this.offsets.get(group, topic, partition) !== p.nextCursor)
+        commits.push({ topic, partition, offset: p.nextCursor });
     }
     try {
       return this.offsets.commit(group, commits).catch((err: unknown) => this.logCommitFailure(group, err));
@@ -273,7 +291,10 @@ export class ConsumerService implements ConsumerRuntime {
   }
 
   private logCommitFailure(group: string, err: unknown): void {
-    this.broker.logger.error('offset commit failed', { group, error: err instanceof Error ? err.message : String(err) });
+    this.broker.logger.error('offset commit failed', {
+      group,
+      error: err instanceof Error ? err.message : String(err),
+    });
   }
 }
 

@@ -32,7 +32,15 @@ const SESSION_KEY = 'consumer';
 export function sessionOf(conn: ConnectionHandle): ConsumerSession {
   let s = conn.session.get(SESSION_KEY) as ConsumerSession | undefined;
   if (!s) {
-    s = { mode: undefined, group: undefined, readCommitted: false, topics: [], membership: undefined, push: undefined, rotation: 0 };
+    s = {
+      mode: undefined,
+      group: undefined,
+      readCommitted: false,
+      topics: [],
+      membership: undefined,
+      push: undefined,
+      rotation: 0,
+    };
     conn.session.set(SESSION_KEY, s);
   }
   return s;
@@ -46,7 +54,12 @@ export function peekSession(conn: ConnectionHandle): ConsumerSession | undefined
  * Fixes (or checks) mode, group and isolation for a FETCH or SUBSCRIBE; ERR 8 on any mismatch. Any isolation byte
  * other than 1 means read_uncommitted.
  */
-export function bindConsumer(s: ConsumerSession, mode: ConsumeMode, group: string, isolation: number | undefined): void {
+export function bindConsumer(
+  s: ConsumerSession,
+  mode: ConsumeMode,
+  group: string,
+  isolation: number | undefined,
+): void {
   const readCommitted = isolation === Isolation.READ_COMMITTED;
   if (s.mode !== undefined && s.mode !== mode) {
     const used = s.mode === 'pull' ? 'FETCH' : 'SUBSCRIBE';

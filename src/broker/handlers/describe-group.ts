@@ -5,7 +5,11 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { decodePayload } from '../../protocol/message.js';
-import { DescribeGroupRequest, GroupDescriptionReply, type GroupMemberDescription } from '../../protocol/messages/describe-group.js';
+import {
+  DescribeGroupRequest,
+  GroupDescriptionReply,
+  type GroupMemberDescription,
+} from '../../protocol/messages/describe-group.js';
 import { GroupState, consumerRuntimeOf } from '../consumer/index.js';
 import { compareBytes } from '../consumer/offset-store.js';
 import type { BrokerCore } from '../core.js';
@@ -16,13 +20,17 @@ export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payl
   const rt = consumerRuntimeOf(broker);
   const group = rt.groups.get(groupId);
   const offsets = rt.offsets.offsetsOf(groupId);
-  if (!group && offsets.length === 0) throw new HandlerError(ErrorCode.GROUP_MISSING, `group '${groupId}' does not exist`);
+  if (!group && offsets.length === 0)
+    throw new HandlerError(ErrorCode.GROUP_MISSING, `group '${groupId}' does not exist`);
   const members: GroupMemberDescription[] = [];
   for (const memberId of [...(group?.members.keys() ?? [])].sort(compareBytes)) {
     const member = group!.members.get(memberId)!;
     const assignment = rt.groups.assignmentOf(groupId, memberId) ?? new Map<string, number[]>();
     const topics = [...new Set(member.topics)].sort(compareBytes);
-    members.push({ memberId, topics: topics.map((topic) => ({ topic, partitions: [...(assignment.get(topic) ?? [])] })) });
+    members.push({
+      memberId,
+      topics: topics.map((topic) => ({ topic, partitions: [...(assignment.get(topic) ?? [])] })),
+    });
   }
   const state = group && group.members.size > 0 ? group.state : GroupState.EMPTY;
   conn.send(GroupDescriptionReply, correl, { groupId, state, members, offsets });

@@ -6,7 +6,12 @@
  * offset at or after the timestamp.
  */
 import { decodePayload } from '../../protocol/message.js';
-import { type OffsetForTime, OffsetsReply, ListOffsetsRequest, type PartitionOffsets } from '../../protocol/messages/list-offsets.js';
+import {
+  type OffsetForTime,
+  OffsetsReply,
+  ListOffsetsRequest,
+  type PartitionOffsets,
+} from '../../protocol/messages/list-offsets.js';
 import { ForTimesFlag, ListOffsetsMode, OffsetsFlag } from '../../protocol/opcodes.js';
 import type { BrokerCore } from '../core.js';
 import type { RequestHandler } from '../handler.js';

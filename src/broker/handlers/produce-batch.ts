@@ -18,7 +18,9 @@ export const handler: RequestHandler<BrokerCore> = ({ broker, conn, op, correl, 
   const request = decodePayload(ProduceBatchRequest, payload);
   if (request.flags & BatchFlag.IDEMPOTENT && !hasFixedPartition(request)) {
     // Sequence checks, dedup and the durable memo: producer-state/idempotent-produce.ts.
-    return produceIdempotentBatch(broker, conn, request, op, correl, (reply) => conn.send(ProduceBatchAckReply, correl, reply));
+    return produceIdempotentBatch(broker, conn, request, op, correl, (reply) =>
+      conn.send(ProduceBatchAckReply, correl, reply),
+    );
   }
   checkCodec(request.codec);
   const topic = broker.topics.requireTopic(request.topic);
@@ -27,7 +29,11 @@ export const handler: RequestHandler<BrokerCore> = ({ broker, conn, op, correl, 
     : appendRecords(broker, topic, request.codec, request.records);
   if (acks.length === 0) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
   const reply = error
-    ? { acks, errorCode: ErrorCode.INTERNAL, errorMessage: `${acks.length} of ${request.records.length} records appended: ${publicErrorMessage(error, broker.dataDir)}` }
+    ? {
+        acks,
+        errorCode: ErrorCode.INTERNAL,
+        errorMessage: `${acks.length} of ${request.records.length} records appended: ${publicErrorMessage(error, broker.dataDir)}`,
+      }
     : { acks, errorCode: ErrorCode.NONE, errorMessage: '' };
   return replyWhenDurable(conn, toSync, () => conn.send(ProduceBatchAckReply, correl, reply), op, correl);
 };

@@ -8,6 +8,9 @@ import { shareRuntimeOf } from '../share/index.js';
 
 export const handler: RequestHandler<BrokerCore> = async ({ broker, conn, correl, payload }) => {
   const req = decodePayload(ShareAlterRequest, payload);
-  await shareRuntimeOf(broker).alter(req.group, req.entries.map((e) => [e.key, e.value] as const));
+  await shareRuntimeOf(broker).alter(
+    req.group,
+    req.entries.map((e) => [e.key, e.value] as const),
+  );
   conn.send(OkReply, correl, {});
 };

@@ -14,7 +14,10 @@ export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payl
   for (const o of request.offsets) {
     const topic = broker.topics.requireTopic(o.topic);
     if (o.partition < 1 || o.partition > topic.partitions.length) {
-      throw new HandlerError(ErrorCode.BAD_FRAME, `partition ${o.partition} out of range 1..${topic.partitions.length} for '${o.topic}'`);
+      throw new HandlerError(
+        ErrorCode.BAD_FRAME,
+        `partition ${o.partition} out of range 1..${topic.partitions.length} for '${o.topic}'`,
+      );
     }
   }
   broker.transactions.addOffsets(conn, request.group, request.offsets);

@@ -34,7 +34,15 @@ import { nextOffsets } from '../../storage/partition-log.js';
 import type { Topic } from '../topics.js';
 import { checkReplay, failSession, sessionFailed } from './replay-check.js';
 import { type ProducerBinding, bindingOf, stateFor } from './runtime.js';
-import { type SequenceState, afterBatch, afterSingle, checkBatch, checkSingle, lastSeqOf, nextSeq } from './sequence-table.js';
+import {
+  type SequenceState,
+  afterBatch,
+  afterSingle,
+  checkBatch,
+  checkSingle,
+  lastSeqOf,
+  nextSeq,
+} from './sequence-table.js';
 
 export interface IdempotentHeader {
   producerId: bigint;
@@ -48,7 +56,10 @@ export function requireBinding(conn: ConnectionHandle, producerId: bigint): Prod
     throw new HandlerError(ErrorCode.NO_PRODUCER_ID, 'no producer id on this connection: send INIT_PRODUCER_ID first');
   }
   if (binding.producerId !== producerId) {
-    throw new HandlerError(ErrorCode.BAD_PROTOCOL, `pid ${producerId} does not match this connection's producer id ${binding.producerId}`);
+    throw new HandlerError(
+      ErrorCode.BAD_PROTOCOL,
+      `pid ${producerId} does not match this connection's producer id ${binding.producerId}`,
+    );
   }
   return binding;
 }
@@ -57,16 +68,28 @@ export function requireBinding(conn: ConnectionHandle, producerId: bigint): Prod
 export function fence(binding: ProducerBinding, epoch: number): void {
   const producer = binding.durable;
   if (producer && epoch !== producer.epoch) {
-    throw new HandlerError(ErrorCode.PRODUCER_FENCED, `producer epoch ${epoch} is fenced: the current epoch is ${producer.epoch}`);
+    throw new HandlerError(
+      ErrorCode.PRODUCER_FENCED,
+      `producer epoch ${epoch} is fenced: the current epoch is ${producer.epoch}`,
+    );
   }
 }
 
 function outOfOrder(state: SequenceState | undefined, what: string): HandlerError {
   const last = state?.lastSeq ?? -1;
-  return new HandlerError(ErrorCode.OUT_OF_ORDER_SEQUENCE, `${what} out of order: last sequence is ${last}, expected ${nextSeq(last)}`);
+  return new HandlerError(
+    ErrorCode.OUT_OF_ORDER_SEQUENCE,
+    `${what} out of order: last sequence is ${last}, expected ${nextSeq(last)}`,
+  );
 }
 
-function replyAfter<T>(conn: ConnectionHandle, work: Promise<T>, reply: (value: T) => void, op: number, correl: Buffer): Promise<void> | undefined {
+function replyAfter<T>(
+  conn: ConnectionHandle,
+  work: Promise<T>,
+  reply: (value: T) => void,
+  op: number,
+  correl: Buffer,
+): Promise<void> | undefined {
   const ordered = conn.session.get(SESSION_ORDERED_REPLIES) as OrderedReplies | undefined;
   if (ordered) return ordered.after(work, reply, op, correl);
   return work.then(reply);
@@ -133,11 +156,15 @@ function write(
   });
   const { acks } = outcome;
   let { error } = outcome;
-  const mismatch = acks.findIndex((a, i) => a.partition !== predicted[i]!.partition || a.offset !== predicted[i]!.offset);
+  const mismatch = acks.findIndex(
+    (a, i) => a.partition !== predicted[i]!.partition || a.offset !== predicted[i]!.offset,
+  );
   if (mismatch >= 0) {
     const want = predicted[mismatch]!;
     const got = acks[mismatch]!;
-    error = new Error(`record ${mismatch} landed at ${got.partition}@${got.offset}, not at the memoized ${want.partition}@${want.offset}`);
+    error = new Error(
+      `record ${mismatch} landed at ${got.partition}@${got.offset}, not at the memoized ${want.partition}@${want.offset}`,
+    );
     broker.logger.error('idempotent produce: offset prediction failed', { topic: topicName, error: error.message });
   }
   let state: SequenceState | undefined;
@@ -145,7 +172,12 @@ function write(
     // The memo claims records that did not land where it says: a later memo for what did land replaces it (the last
     // record per key wins on replay); with nothing landed, the state before this request is put back.
     state = acks.length > 0 ? nextState(acks) : undefined;
-    const correction = persistMemo(runtime, binding, topicName, state ?? previous ?? nothingLanded(binding, nextState(predicted)));
+    const correction = persistMemo(
+      runtime,
+      binding,
+      topicName,
+      state ?? previous ?? nothingLanded(binding, nextState(predicted)),
+    );
     memo = { done: Promise.all([memo.done, correction.done]).then(([a, b]) => a ?? b), failed: correction.failed };
   } else {
     state = nextState(acks);
@@ -187,9 +219,18 @@ interface MemoWrite {
   failed?: unknown;
 }
 
-function persistMemo(runtime: BrokerCore['producerState'], binding: ProducerBinding, topic: string, state: SequenceState): MemoWrite {
+function persistMemo(
+  runtime: BrokerCore['producerState'],
+  binding: ProducerBinding,
+  topic: string,
+  state: SequenceState,
+): MemoWrite {
   try {
-    const done = runtime.persist(binding, topic, state)?.then(() => undefined, (err: unknown) => err) ?? Promise.resolve(undefined);
+    const done =
+      runtime.persist(binding, topic, state)?.then(
+        () => undefined,
+        (err: unknown) => err,
+      ) ?? Promise.resolve(undefined);
     return { done };
   } catch (err) {
     return { done: Promise.resolve(err), failed: err };
@@ -211,7 +252,10 @@ export function produceIdempotentBatch(
   const binding = requireBinding(conn, request.producerId!);
   const count = request.records.length;
   if (count > Limits.idempotentBatchRecords) {
-    throw new HandlerError(ErrorCode.BATCH_TOO_LARGE, `idempotent batch of ${count} records: at most ${Limits.idempotentBatchRecords}`);
+    throw new HandlerError(
+      ErrorCode.BATCH_TOO_LARGE,
+      `idempotent batch of ${count} records: at most ${Limits.idempotentBatchRecords}`,
+    );
   }
   fence(binding, request.epoch!);
   const baseSeq = request.baseSeq!;
@@ -225,22 +269,29 @@ export function produceIdempotentBatch(
     return replyAfter(conn, checked, () => send({ acks, errorCode: ErrorCode.NONE, errorMessage: '' }), op, correl);
   }
   const epoch = binding.epoch;
-  const applied = apply(broker, conn, binding, request.topic, request.codec, request.records, (a) => afterBatch(baseSeq, epoch, a));
-  const respond = ({ acks, error, work }: Applied): Promise<void> | undefined => replyAfter(
-    conn,
-    work,
-    (memoError) => {
-      if (error) {
-        send({ acks, errorCode: ErrorCode.INTERNAL, errorMessage: `${acks.length} of ${count} records appended: ${error.message}` });
-      } else if (memoError) {
-        send({ acks, errorCode: ErrorCode.INTERNAL, errorMessage: memoFailure(memoError) });
-      } else {
-        send({ acks, errorCode: ErrorCode.NONE, errorMessage: '' });
-      }
-    },
-    op,
-    correl,
+  const applied = apply(broker, conn, binding, request.topic, request.codec, request.records, (a) =>
+    afterBatch(baseSeq, epoch, a),
   );
+  const respond = ({ acks, error, work }: Applied): Promise<void> | undefined =>
+    replyAfter(
+      conn,
+      work,
+      (memoError) => {
+        if (error) {
+          send({
+            acks,
+            errorCode: ErrorCode.INTERNAL,
+            errorMessage: `${acks.length} of ${count} records appended: ${error.message}`,
+          });
+        } else if (memoError) {
+          send({ acks, errorCode: ErrorCode.INTERNAL, errorMessage: memoFailure(memoError) });
+        } else {
+          send({ acks, errorCode: ErrorCode.NONE, errorMessage: '' });
+        }
+      },
+      op,
+      correl,
+    );
   return applied instanceof Promise ? applied.then(respond) : respond(applied);
 }
 
@@ -272,10 +323,16 @@ export function produceIdempotentSingle(
     return replyAfter(conn, checked, () => send({ partition: ack.partition, offset: ack.offset }), op, correl);
   }
   const epoch = binding.epoch;
-  const applied = apply(broker, conn, binding, request.topic, request.codec, [request], (a) => afterSingle(request.seq, epoch, a[0]!));
+  const applied = apply(broker, conn, binding, request.topic, request.codec, [request], (a) =>
+    afterSingle(request.seq, epoch, a[0]!),
+  );
   const respond = ({ acks, work }: Applied): Promise<void> | undefined => {
     const failIfMemoLost = work.then((memoError) => {
-      if (memoError) throw new HandlerError(ErrorCode.INTERNAL, `record appended at ${acks[0]!.offset}, but ${memoFailure(memoError)}`);
+      if (memoError)
+        throw new HandlerError(
+          ErrorCode.INTERNAL,
+          `record appended at ${acks[0]!.offset}, but ${memoFailure(memoError)}`,
+        );
     });
     return replyAfter(conn, failIfMemoLost, () => send(acks[0]!), op, correl);
   };

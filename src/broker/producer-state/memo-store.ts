@@ -39,9 +39,15 @@ export const stateWrites = {
     key: encodeMemoKey(producerId, topic),
     value: encodeMemoValue(memo),
   }),
-  allocator: (nextPid: bigint): StateWrite => ({ key: Buffer.from(ALLOCATOR_KEY), value: encodeAllocatorValue(nextPid) }),
+  allocator: (nextPid: bigint): StateWrite => ({
+    key: Buffer.from(ALLOCATOR_KEY),
+    value: encodeAllocatorValue(nextPid),
+  }),
   identityTombstone: (producerName: string): StateWrite => ({ key: encodeIdentityKey(producerName), value: TOMBSTONE }),
-  memoTombstone: (producerId: bigint, topic: string): StateWrite => ({ key: encodeMemoKey(producerId, topic), value: TOMBSTONE }),
+  memoTombstone: (producerId: bigint, topic: string): StateWrite => ({
+    key: encodeMemoKey(producerId, topic),
+    value: TOMBSTONE,
+  }),
 } as const;
 
 export class MemoStore extends KeyedInternalStore {

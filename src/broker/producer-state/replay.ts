@@ -45,9 +45,7 @@ interface Located {
   offset: bigint;
 }
 
-type Slot =
-  | { ok: true; entry: ProducerStateEntry; timestamp: bigint }
-  | { ok: false; detail: string; where: Located };
+type Slot = { ok: true; entry: ProducerStateEntry; timestamp: bigint } | { ok: false; detail: string; where: Located };
 
 /** The segment file of a commit-log partition that holds `offset` (the partition dir when the backend hides it). */
 export function segmentFileOf(log: PartitionLog, offset: bigint): string {
@@ -81,14 +79,24 @@ export function replayProducerState(logs: readonly PartitionLog[], logger: Logge
         detail: decoded.detail,
       });
     } else {
-      slots.set(keyId, { ok: false, detail: decoded.detail, where: { file: segmentFileOf(log, r.offset), offset: r.offset } });
+      slots.set(keyId, {
+        ok: false,
+        detail: decoded.detail,
+        where: { file: segmentFileOf(log, r.offset), offset: r.offset },
+      });
     }
   }
   return build(slots, records);
 }
 
 function build(slots: Map<string, Slot>, records: number): ProducerStateSnapshot {
-  const snapshot: ProducerStateSnapshot = { identities: new Map(), memos: new Map(), watermark: undefined, highestPid: undefined, records };
+  const snapshot: ProducerStateSnapshot = {
+    identities: new Map(),
+    memos: new Map(),
+    watermark: undefined,
+    highestPid: undefined,
+    records,
+  };
   const seePid = (pid: bigint): void => {
     if (snapshot.highestPid === undefined || pid > snapshot.highestPid) snapshot.highestPid = pid;
   };

@@ -98,10 +98,16 @@ export class ProducerStateRuntime {
     );
     if (topic) runtime.store = new MemoStore(topic.partitions, () => broker.now());
     if (snapshot) {
-      const repairs = await verifyLastMemos(snapshot, (name) => broker.topics.getTopic(name)?.partitions, broker.logger);
+      const repairs = await verifyLastMemos(
+        snapshot,
+        (name) => broker.topics.getTopic(name)?.partitions,
+        broker.logger,
+      );
       if (repairs.length > 0) {
         await runtime.store!.write(
-          repairs.map((r) => stateWrites.memo(r.producerId, r.topic, { ...r.replacement, epoch: r.replacement.epoch! })),
+          repairs.map((r) =>
+            stateWrites.memo(r.producerId, r.topic, { ...r.replacement, epoch: r.replacement.epoch! }),
+          ),
         );
         for (const r of repairs) snapshot.memos.get(r.producerId)!.get(r.topic)!.memo = r.replacement;
       }
@@ -109,7 +115,9 @@ export class ProducerStateRuntime {
     }
     if (runtime.expiryMs > 0 && runtime.sweepIntervalMs > 0) {
       runtime.timer = setInterval(() => {
-        runtime.sweep().catch((err: unknown) => broker.logger.warn('producer expiry sweep failed', { error: String(err) }));
+        runtime
+          .sweep()
+          .catch((err: unknown) => broker.logger.warn('producer expiry sweep failed', { error: String(err) }));
       }, runtime.sweepIntervalMs);
       runtime.timer.unref();
     }
@@ -160,7 +168,12 @@ export class ProducerStateRuntime {
           `producer '${producerName}' cannot resume pid ${resume.producerId} epoch ${resume.epoch}: current is ${current}`,
         );
       }
-      this.bind(conn, { producerId: producer.producerId, epoch: producer.epoch, durable: producer, topics: producer.topics });
+      this.bind(conn, {
+        producerId: producer.producerId,
+        epoch: producer.epoch,
+        durable: producer,
+        topics: producer.topics,
+      });
       return { producerId: producer.producerId, epoch: producer.epoch };
     }
     if (producer && producer.epoch >= MAX_EPOCH) {
@@ -169,7 +182,14 @@ export class ProducerStateRuntime {
     if (producer) {
       producer.epoch++;
     } else {
-      producer = { name: producerName, producerId: this.allocator.allocate(), epoch: 0, lastWriteAt: 0n, liveConnections: 0, topics: new Map() };
+      producer = {
+        name: producerName,
+        producerId: this.allocator.allocate(),
+        epoch: 0,
+        lastWriteAt: 0n,
+        liveConnections: 0,
+        topics: new Map(),
+      };
       this.byName.set(producerName, producer);
       this.byPid.set(producer.producerId, producer);
     }
@@ -224,7 +244,9 @@ export class ProducerStateRuntime {
   private async expire(): Promise<string[]> {
     if (this.expiryMs <= 0 || !this.store) return [];
     const now = this.broker.now();
-    const idle = [...this.byName.values()].filter((p) => p.liveConnections === 0 && now - p.lastWriteAt >= BigInt(this.expiryMs));
+    const idle = [...this.byName.values()].filter(
+      (p) => p.liveConnections === 0 && now - p.lastWriteAt >= BigInt(this.expiryMs),
+    );
     if (idle.length === 0) return [];
     const writes: StateWrite[] = [stateWrites.allocator(this.allocator.nextPid)];
     for (const p of idle) {

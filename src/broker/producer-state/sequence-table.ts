@@ -77,7 +77,8 @@ export const batchRules: readonly Rule<BatchRequest>[] = [
   sessionFailedRule,
   {
     when: 'exact duplicate of the memoized batch (same base, last = base + count − 1); content not compared',
-    test: (s, r) => s.batch !== undefined && s.batch.baseSeq === r.baseSeq && s.lastSeq === lastSeqOf(r.baseSeq, r.count),
+    test: (s, r) =>
+      s.batch !== undefined && s.batch.baseSeq === r.baseSeq && s.lastSeq === lastSeqOf(r.baseSeq, r.count),
     outcome: 'replay',
   },
   { when: 'base = last + 1', test: (s, r) => r.baseSeq === nextSeq(s.lastSeq), outcome: 'append' },
@@ -91,17 +92,27 @@ export const INITIAL_STATE: SequenceState = Object.freeze({
   batch: undefined,
 });
 
-function classify<R>(rules: readonly Rule<R>[], state: SequenceState | undefined, request: R): { outcome: SequenceOutcome; rule: string } {
+function classify<R>(
+  rules: readonly Rule<R>[],
+  state: SequenceState | undefined,
+  request: R,
+): { outcome: SequenceOutcome; rule: string } {
   const s = state ?? INITIAL_STATE;
   for (const rule of rules) if (rule.test(s, request)) return { outcome: rule.outcome, rule: rule.when };
   throw new Error('sequence table has no catch-all row');
 }
 
-export function checkSingle(state: SequenceState | undefined, request: SingleRequest): { outcome: SequenceOutcome; rule: string } {
+export function checkSingle(
+  state: SequenceState | undefined,
+  request: SingleRequest,
+): { outcome: SequenceOutcome; rule: string } {
   return classify(singleRules, state, request);
 }
 
-export function checkBatch(state: SequenceState | undefined, request: BatchRequest): { outcome: SequenceOutcome; rule: string } {
+export function checkBatch(
+  state: SequenceState | undefined,
+  request: BatchRequest,
+): { outcome: SequenceOutcome; rule: string } {
   return classify(batchRules, state, request);
 }
 

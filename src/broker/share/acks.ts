@@ -16,13 +16,23 @@ export function validateAcks(broker: BrokerCore, acks: readonly SharePartitionAc
   for (const p of acks) {
     const topic = broker.topics.requireTopic(p.topic);
     if (p.partition < 1 || p.partition > topic.partitions.length) {
-      throw new HandlerError(ErrorCode.BAD_FRAME, `partition ${p.partition} out of range 1..${topic.partitions.length} for topic '${p.topic}'`);
+      throw new HandlerError(
+        ErrorCode.BAD_FRAME,
+        `partition ${p.partition} out of range 1..${topic.partitions.length} for topic '${p.topic}'`,
+      );
     }
-    const sorted = [...p.ranges].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
+    const sorted = [...p.ranges].sort((a, b) =>
+      a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0,
+    );
     let prevLast = -1n;
     for (const r of sorted) {
-      if (r.firstOffset > r.lastOffset) throw new HandlerError(ErrorCode.BAD_FRAME, `ack range ${r.firstOffset}..${r.lastOffset} is reversed`);
-      if (r.firstOffset <= prevLast) throw new HandlerError(ErrorCode.BAD_FRAME, `ack ranges overlap at offset ${r.firstOffset} in ${p.topic}/${p.partition}`);
+      if (r.firstOffset > r.lastOffset)
+        throw new HandlerError(ErrorCode.BAD_FRAME, `ack range ${r.firstOffset}..${r.lastOffset} is reversed`);
+      if (r.firstOffset <= prevLast)
+        throw new HandlerError(
+          ErrorCode.BAD_FRAME,
+          `ack ranges overlap at offset ${r.firstOffset} in ${p.topic}/${p.partition}`,
+        );
       prevLast = r.lastOffset;
     }
   }
@@ -45,7 +55,9 @@ export function applyAcks(
     }
     sp.expire(now, limit, archived);
     const held = p.ranges.map((r) => sp.between(r.firstOffset, r.lastOffset));
-    const ok = held.every((list) => list.length > 0 && list.every((e) => e.state === RecordState.ACQUIRED && e.owner === member.id));
+    const ok = held.every(
+      (list) => list.length > 0 && list.every((e) => e.state === RecordState.ACQUIRED && e.owner === member.id),
+    );
     if (!ok) {
       results.push({ topic: p.topic, partition: p.partition, errorCode: ErrorCode.INVALID_RECORD_STATE, records: 0 });
       continue;
@@ -61,7 +73,14 @@ export function applyAcks(
   return results;
 }
 
-function apply(sp: SharePartition, e: InFlight, r: ShareAckRange, now: number, group: ShareGroup, archived: ArchivedNote[]): void {
+function apply(
+  sp: SharePartition,
+  e: InFlight,
+  r: ShareAckRange,
+  now: number,
+  group: ShareGroup,
+  archived: ArchivedNote[],
+): void {
   const cfg = group.settings;
   switch (r.type) {
     case ShareAckType.ACCEPT:

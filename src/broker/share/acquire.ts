@@ -19,7 +19,14 @@ interface Target {
   log: PartitionLog;
 }
 
-export function acquire(broker: BrokerCore, group: ShareGroup, member: ShareMemberState, max: number, now: number, archived: ArchivedNote[]): ShareRecord[] {
+export function acquire(
+  broker: BrokerCore,
+  group: ShareGroup,
+  member: ShareMemberState,
+  max: number,
+  now: number,
+  archived: ArchivedNote[],
+): ShareRecord[] {
   const targets = targetsOf(broker, member);
   const out: ShareRecord[] = [];
   if (targets.length === 0) return out;
@@ -40,7 +47,10 @@ export function sharePartition(broker: BrokerCore, group: ShareGroup, t: Target)
   const existing = group.partition(t.topic, t.partition);
   if (existing) return existing;
   const committed = group.settings.isolationLevel === 'read_committed';
-  const start = group.settings.autoOffsetReset === 'earliest' ? t.log.logStartOffset : readCeiling(broker, t.topic, t.partition, t.log, committed);
+  const start =
+    group.settings.autoOffsetReset === 'earliest'
+      ? t.log.logStartOffset
+      : readCeiling(broker, t.topic, t.partition, t.log, committed);
   const sp = group.addPartition(new SharePartition(t.topic, t.partition, start, start));
   sp.dirty = true;
   return sp;
@@ -56,7 +66,16 @@ function targetsOf(broker: BrokerCore, member: ShareMemberState): Target[] {
   return out;
 }
 
-function redeliver(sp: SharePartition, t: Target, member: ShareMemberState, max: number, now: number, group: ShareGroup, out: ShareRecord[], budget: { bytes: number }): void {
+function redeliver(
+  sp: SharePartition,
+  t: Target,
+  member: ShareMemberState,
+  max: number,
+  now: number,
+  group: ShareGroup,
+  out: ShareRecord[],
+  budget: { bytes: number },
+): void {
   if (max <= 0) return;
   for (const e of sp.acquireAvailable(member.id, max, now, group.settings.recordLockDurationMs)) {
     const read = readAt(t.log, e.offset);
@@ -65,11 +84,31 @@ function redeliver(sp: SharePartition, t: Target, member: ShareMemberState, max:
       continue;
     }
     budget.bytes -= read.record.key.length + read.value.length;
-    out.push(shareRecord(t, read.record.offset, read.record.timestamp, e.deliveryCount, e.lockDeadline, read.record.key, read.value));
+    out.push(
+      shareRecord(
+        t,
+        read.record.offset,
+        read.record.timestamp,
+        e.deliveryCount,
+        e.lockDeadline,
+        read.record.key,
+        read.value,
+      ),
+    );
   }
 }
 
-function readFresh(broker: BrokerCore, sp: SharePartition, t: Target, member: ShareMemberState, max: number, now: number, group: ShareGroup, out: ShareRecord[], budget: { bytes: number }): void {
+function readFresh(
+  broker: BrokerCore,
+  sp: SharePartition,
+  t: Target,
+  member: ShareMemberState,
+  max: number,
+  now: number,
+  group: ShareGroup,
+  out: ShareRecord[],
+  budget: { bytes: number },
+): void {
   const cfg = group.settings;
   const room = Math.min(max, cfg.partitionMaxRecordLocks - sp.inFlightCount);
   if (room <= 0 || budget.bytes <= 0) return;
@@ -87,6 +126,23 @@ function readFresh(broker: BrokerCore, sp: SharePartition, t: Target, member: Sh
   }
 }
 
-function shareRecord(t: Target, offset: bigint, timestamp: bigint, deliveryCount: number, lockDeadline: number, key: Buffer, value: Buffer): ShareRecord {
-  return { topic: t.topic, partition: t.partition, offset, timestamp, deliveryCount, lockDeadlineMs: BigInt(lockDeadline), key, value };
+function shareRecord(
+  t: Target,
+  offset: bigint,
+  timestamp: bigint,
+  deliveryCount: number,
+  lockDeadline: number,
+  key: Buffer,
+  value: Buffer,
+): ShareRecord {
+  return {
+    topic: t.topic,
+    partition: t.partition,
+    offset,
+    timestamp,
+    deliveryCount,
+    lockDeadlineMs: BigInt(lockDeadline),
+    key,
+    value,
+  };
 }

@@ -20,7 +20,8 @@ export function describeShareGroup(rt: ShareRuntime, name: string): ShareGroupDe
   const acquiredBy = new Map<string, number>();
   const partitions = group.sortedPartitions().map((p) => {
     const info = partitionInfo(rt, group, p, now);
-    for (const e of p.inFlight()) if (e.state === RecordState.ACQUIRED && e.owner) acquiredBy.set(e.owner, (acquiredBy.get(e.owner) ?? 0) + 1);
+    for (const e of p.inFlight())
+      if (e.state === RecordState.ACQUIRED && e.owner) acquiredBy.set(e.owner, (acquiredBy.get(e.owner) ?? 0) + 1);
     return info;
   });
   return {
@@ -60,14 +61,19 @@ function partitionInfo(rt: ShareRuntime, group: ShareGroup, p: SharePartition, n
     endOffset: log ? readCeiling(rt.broker, p.topic, p.partition, log, committed) : p.speo,
     ...counts,
     oldestLockAgeMs: BigInt(counts.acquired > 0 ? Math.max(0, now - oldest) : 0),
-    deliveryCounts: [...hist.entries()].sort((a, b) => a[0] - b[0]).map(([deliveryCount, records]) => ({ deliveryCount, records })),
+    deliveryCounts: [...hist.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([deliveryCount, records]) => ({ deliveryCount, records })),
   };
 }
 
 export async function resetShareGroup(rt: ShareRuntime, req: ShareReset): Promise<void> {
   const group = rt.requireGroup(req.group);
   if (group.members.size > 0) {
-    throw new HandlerError(ErrorCode.GROUP_NOT_EMPTY, `share group '${req.group}' has ${group.members.size} active member(s); stop them before a reset`);
+    throw new HandlerError(
+      ErrorCode.GROUP_NOT_EMPTY,
+      `share group '${req.group}' has ${group.members.size} active member(s); stop them before a reset`,
+    );
   }
   const committed = group.settings.isolationLevel === 'read_committed';
   const targets: Array<{ topic: string; partition: number; log: PartitionLog }> = [];
@@ -77,22 +83,39 @@ export async function resetShareGroup(rt: ShareRuntime, req: ShareReset): Promis
       if (log) targets.push({ topic: p.topic, partition: p.partition, log });
     }
   } else {
-    rt.broker.topics.requireTopic(req.topic).partitions.forEach((log, i) => targets.push({ topic: req.topic, partition: i + 1, log }));
+    rt.broker.topics
+      .requireTopic(req.topic)
+      .partitions.forEach((log, i) => targets.push({ topic: req.topic, partition: i + 1, log }));
   }
   const planned = targets.map((t) => ({ t, offset: resetOffset(rt, t, req, committed) }));
   for (const { t, offset } of planned) sharePartition(rt.broker, group, t).resetTo(offset);
   await rt.commit(group, []);
 }
 
-function resetOffset(rt: ShareRuntime, t: { topic: string; partition: number; log: PartitionLog }, req: ShareReset, committed: boolean): bigint {
+function resetOffset(
+  rt: ShareRuntime,
+  t: { topic: string; partition: number; log: PartitionLog },
+  req: ShareReset,
+  committed: boolean,
+): bigint {
   if (req.to === ShareResetTo.EARLIEST) return t.log.logStartOffset;
   const end = readCeiling(rt.broker, t.topic, t.partition, t.log, committed);
   if (req.to === ShareResetTo.LATEST) return end;
-  if (req.offset === end || (req.offset >= t.log.logStartOffset && req.offset < end && readAt(t.log, req.offset))) return req.offset;
-  throw new HandlerError(ErrorCode.BAD_FRAME, `offset ${req.offset} is not a record start in ${t.topic}/partition-${t.partition} (readable ${t.log.logStartOffset}..${end})`);
+  if (req.offset === end || (req.offset >= t.log.logStartOffset && req.offset < end && readAt(t.log, req.offset)))
+    return req.offset;
+  throw new HandlerError(
+    ErrorCode.BAD_FRAME,
+    `offset ${req.offset} is not a record start in ${t.topic}/partition-${t.partition} (readable ${t.log.logStartOffset}..${end})`,
+  );
 }
 
 export function listShareGroups(rt: ShareRuntime): ShareGroupList {
   const names = [...rt.groups.keys()].sort();
-  return { groups: names.map((group) => ({ group, members: rt.groups.get(group)!.members.size, partitions: rt.groups.get(group)!.partitions.size })) };
+  return {
+    groups: names.map((group) => ({
+      group,
+      members: rt.groups.get(group)!.members.size,
+      partitions: rt.groups.get(group)!.partitions.size,
+    })),
+  };
 }

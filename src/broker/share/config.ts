@@ -51,12 +51,17 @@ export const ShareOptionDefaults = {
 
 type Field = keyof ShareGroupConfig;
 
-const integer = (min: number, max: number) => (v: string): number | undefined => {
-  if (!/^\d+$/.test(v)) return undefined;
-  const n = Number(v);
-  return n >= min && n <= max ? n : undefined;
-};
-const oneOf = <T extends string>(...values: T[]) => (v: string): T | undefined => (values as string[]).includes(v) ? (v as T) : undefined;
+const integer =
+  (min: number, max: number) =>
+  (v: string): number | undefined => {
+    if (!/^\d+$/.test(v)) return undefined;
+    const n = Number(v);
+    return n >= min && n <= max ? n : undefined;
+  };
+const oneOf =
+  <T extends string>(...values: T[]) =>
+  (v: string): T | undefined =>
+    (values as string[]).includes(v) ? (v as T) : undefined;
 
 /** Config key → field, parser and the range named in the error. */
 export const shareConfigKeys: Record<string, { field: Field; parse: (v: string) => unknown; accepts: string }> = {
@@ -64,18 +69,30 @@ export const shareConfigKeys: Record<string, { field: Field; parse: (v: string) 
   'delivery.count.limit': { field: 'deliveryCountLimit', parse: integer(1, 100), accepts: '1..100' },
   'partition.max.record.locks': { field: 'partitionMaxRecordLocks', parse: integer(1, 10_000), accepts: '1..10000' },
   'auto.offset.reset': { field: 'autoOffsetReset', parse: oneOf('latest', 'earliest'), accepts: 'latest|earliest' },
-  'isolation.level': { field: 'isolationLevel', parse: oneOf('read_uncommitted', 'read_committed'), accepts: 'read_uncommitted|read_committed' },
-  'dlq.enabled': { field: 'dlqEnabled', parse: (v) => (v === 'true' ? true : v === 'false' ? false : undefined), accepts: 'true|false' },
+  'isolation.level': {
+    field: 'isolationLevel',
+    parse: oneOf('read_uncommitted', 'read_committed'),
+    accepts: 'read_uncommitted|read_committed',
+  },
+  'dlq.enabled': {
+    field: 'dlqEnabled',
+    parse: (v) => (v === 'true' ? true : v === 'false' ? false : undefined),
+    accepts: 'true|false',
+  },
 };
 
 /** `base` with `entries` applied; throws ERR_INVALID_CONFIG (nothing applied) on an unknown key or a bad value. */
-export function applyShareConfig(base: ShareGroupConfig, entries: ReadonlyArray<readonly [string, string]>): ShareGroupConfig {
+export function applyShareConfig(
+  base: ShareGroupConfig,
+  entries: ReadonlyArray<readonly [string, string]>,
+): ShareGroupConfig {
   const next: Record<string, unknown> = { ...base };
   for (const [key, value] of entries) {
     const spec = shareConfigKeys[key];
     if (!spec) throw new HandlerError(ErrorCode.INVALID_CONFIG, `unknown share group config '${key}'`);
     const parsed = spec.parse(value);
-    if (parsed === undefined) throw new HandlerError(ErrorCode.INVALID_CONFIG, `${key} must be ${spec.accepts}, got '${value}'`);
+    if (parsed === undefined)
+      throw new HandlerError(ErrorCode.INVALID_CONFIG, `${key} must be ${spec.accepts}, got '${value}'`);
     next[spec.field] = parsed;
   }
   return next as unknown as ShareGroupConfig;

@@ -20,7 +20,12 @@ export async function deadLetter(broker: BrokerCore, group: string, notes: reado
     const log = source?.partitions[n.partition - 1];
     const read = log ? readAt(log, n.offset) : undefined;
     if (!source || !read) {
-      broker.logger.warn('share record gone before its dead-letter copy', { topic: n.topic, partition: n.partition, offset: String(n.offset), group });
+      broker.logger.warn('share record gone before its dead-letter copy', {
+        topic: n.topic,
+        partition: n.partition,
+        offset: String(n.offset),
+        group,
+      });
       continue;
     }
     const dlq = await ensureTopic(broker, dlqTopicFor(n.topic), source.partitions.length);
@@ -35,7 +40,9 @@ export async function deadLetter(broker: BrokerCore, group: string, notes: reado
       reason: `${n.disposition}: ${n.reason}`,
       value: read.value,
     });
-    const result = target.append([{ attrs: 0, timestamp: broker.now(), key: read.record.key, value, headers: read.record.headers }]);
+    const result = target.append([
+      { attrs: 0, timestamp: broker.now(), key: read.record.key, value, headers: read.record.headers },
+    ]);
     if (result.error) throw result.error;
     touched.add(target);
   }

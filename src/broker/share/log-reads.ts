@@ -15,12 +15,27 @@ export interface ReadRecord {
 }
 
 /** The readable end for a group: the LEO, or the LSO under read_committed. */
-export function readCeiling(broker: BrokerCore, topic: string, partition: number, log: PartitionLog, committed: boolean): bigint {
+export function readCeiling(
+  broker: BrokerCore,
+  topic: string,
+  partition: number,
+  log: PartitionLog,
+  committed: boolean,
+): bigint {
   return committed ? broker.transactions.lso(topic, partition, log) : log.logEndOffset;
 }
 
 /** Up to `max` data records from `from`, below the ceiling. */
-export function readNew(broker: BrokerCore, topic: string, partition: number, log: PartitionLog, from: bigint, max: number, committed: boolean, maxBytes: number): PolledPartition | undefined {
+export function readNew(
+  broker: BrokerCore,
+  topic: string,
+  partition: number,
+  log: PartitionLog,
+  from: bigint,
+  max: number,
+  committed: boolean,
+  maxBytes: number,
+): PolledPartition | undefined {
   const result = poll(
     [
       {

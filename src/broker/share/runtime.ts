@@ -32,7 +32,12 @@ export function shareRuntimeOf(broker: BrokerCore): ShareRuntime {
 export class ShareRuntime {
   readonly groups = new Map<string, ShareGroup>();
   readonly defaults: ShareGroupConfig;
-  readonly settings: { sessionTimeoutMs: number; heartbeatIntervalMs: number; sweepIntervalMs: number; waitPollMs: number };
+  readonly settings: {
+    sessionTimeoutMs: number;
+    heartbeatIntervalMs: number;
+    sweepIntervalMs: number;
+    waitPollMs: number;
+  };
   private store: ShareStore | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
@@ -100,7 +105,13 @@ export class ShareRuntime {
     const previous = mine.get(groupName);
     const stale = previous === undefined ? undefined : group.members.get(previous);
     if (stale) this.removeMember(group, stale, []);
-    const member: ShareMemberState = { id: randomUUID(), conn, topics: [...new Set(topics)], lastSeen: this.now(), cursor: 0 };
+    const member: ShareMemberState = {
+      id: randomUUID(),
+      conn,
+      topics: [...new Set(topics)],
+      lastSeen: this.now(),
+      cursor: 0,
+    };
     group.members.set(member.id, member);
     mine.set(groupName, member.id);
     if (!conn.session.has(`${SESSION_SHARE_MEMBERS}:hooked`)) {
@@ -192,7 +203,10 @@ export class ShareRuntime {
     if (dirty.length === 0) return;
     const store = await this.openStore();
     try {
-      await store.writeSnapshots(group.name, dirty.map((p) => ({ topic: p.topic, partition: p.partition, snapshot: p.snapshot() })));
+      await store.writeSnapshots(
+        group.name,
+        dirty.map((p) => ({ topic: p.topic, partition: p.partition, snapshot: p.snapshot() })),
+      );
     } catch (err) {
       for (const p of dirty) p.dirty = true;
       this.broker.logger.error('share state write failed', { group: group.name, error: String(err) });
@@ -200,11 +214,18 @@ export class ShareRuntime {
     }
   }
 
-  requireMember(conn: ConnectionHandle, groupName: string, memberId: string): { group: ShareGroup; member: ShareMemberState } {
+  requireMember(
+    conn: ConnectionHandle,
+    groupName: string,
+    memberId: string,
+  ): { group: ShareGroup; member: ShareMemberState } {
     const group = this.groups.get(groupName);
     const member = group?.members.get(memberId);
     if (!group || !member || member.conn !== conn) {
-      throw new HandlerError(ErrorCode.GROUP_MEMBER_UNKNOWN, `'${memberId}' is not a member of share group '${groupName}' on this connection; join first`);
+      throw new HandlerError(
+        ErrorCode.GROUP_MEMBER_UNKNOWN,
+        `'${memberId}' is not a member of share group '${groupName}' on this connection; join first`,
+      );
     }
     const now = this.now();
     if (member.lastSeen + this.settings.sessionTimeoutMs <= now) {
@@ -218,7 +239,8 @@ export class ShareRuntime {
   private removeMember(group: ShareGroup, member: ShareMemberState, archived: ArchivedNote[]): void {
     group.members.delete(member.id);
     const now = this.now();
-    for (const p of group.partitions.values()) p.releaseMember(member.id, now, group.settings.deliveryCountLimit, archived);
+    for (const p of group.partitions.values())
+      p.releaseMember(member.id, now, group.settings.deliveryCountLimit, archived);
   }
 
   private async connectionClosed(conn: ConnectionHandle): Promise<void> {
@@ -228,7 +250,9 @@ export class ShareRuntime {
       if (!group || !member) continue;
       const archived: ArchivedNote[] = [];
       this.removeMember(group, member, archived);
-      await this.commit(group, archived).catch((err: unknown) => this.broker.logger.error('share release on close failed', { group: groupName, error: String(err) }));
+      await this.commit(group, archived).catch((err: unknown) =>
+        this.broker.logger.error('share release on close failed', { group: groupName, error: String(err) }),
+      );
     }
     membershipsOf(conn).clear();
   }
@@ -249,7 +273,8 @@ export class ShareRuntime {
   }
 
   private restore(replay: ReturnType<typeof replayShareState>): void {
-    for (const [name, overrides] of replay.configs) this.groups.set(name, new ShareGroup(name, this.defaults, overrides));
+    for (const [name, overrides] of replay.configs)
+      this.groups.set(name, new ShareGroup(name, this.defaults, overrides));
     for (const [name, parts] of replay.partitions) {
       const group = this.groupOrNew(name);
       for (const p of parts.values()) group.addPartition(SharePartition.restore(p.topic, p.partition, p.snapshot));

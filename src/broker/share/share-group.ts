@@ -54,6 +54,8 @@ export class ShareGroup {
 
   /** Partitions in a stable order (topic, then partition). */
   sortedPartitions(): SharePartition[] {
-    return [...this.partitions.values()].sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+    return [...this.partitions.values()].sort((a, b) =>
+      a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1,
+    );
   }
 }

@@ -73,7 +73,15 @@ export class SharePartition {
     const p = new SharePartition(topic, partition, s.spso, s.speo);
     for (const r of s.records) {
       const state = r.state === RecordState.ACQUIRED ? RecordState.AVAILABLE : r.state;
-      p.entries.push({ offset: r.offset, state, deliveryCount: r.deliveryCount, owner: undefined, lockDeadline: 0, acquiredAt: 0, availableAt: 0 });
+      p.entries.push({
+        offset: r.offset,
+        state,
+        deliveryCount: r.deliveryCount,
+        owner: undefined,
+        lockDeadline: 0,
+        acquiredAt: 0,
+        availableAt: 0,
+      });
       if (state === RecordState.AVAILABLE) p.available++;
     }
     p.advance();
@@ -118,10 +126,24 @@ export class SharePartition {
   }
 
   /** Records read from the log at the SPEO, acquired by `member` at once; `nextSpeo` is past what was read. */
-  appendAcquired(offsets: readonly bigint[], nextSpeo: bigint, member: string, now: number, lockMs: number): InFlight[] {
+  appendAcquired(
+    offsets: readonly bigint[],
+    nextSpeo: bigint,
+    member: string,
+    now: number,
+    lockMs: number,
+  ): InFlight[] {
     const out = new Array<InFlight>(offsets.length);
     for (let i = 0; i < offsets.length; i++) {
-      const e: InFlight = { offset: offsets[i]!, state: RecordState.ACQUIRED, deliveryCount: 1, owner: member, lockDeadline: now + lockMs, acquiredAt: now, availableAt: 0 };
+      const e: InFlight = {
+        offset: offsets[i]!,
+        state: RecordState.ACQUIRED,
+        deliveryCount: 1,
+        owner: member,
+        lockDeadline: now + lockMs,
+        acquiredAt: now,
+        availableAt: 0,
+      };
       this.entries.push(e);
       out[i] = e;
     }
@@ -243,6 +265,13 @@ export class SharePartition {
   }
 
   private note(e: InFlight, disposition: ArchivedNote['disposition'], reason: string): ArchivedNote {
-    return { topic: this.topic, partition: this.partition, offset: e.offset, deliveryCount: e.deliveryCount, disposition, reason };
+    return {
+      topic: this.topic,
+      partition: this.partition,
+      offset: e.offset,
+      deliveryCount: e.deliveryCount,
+      disposition,
+      reason,
+    };
   }
 }

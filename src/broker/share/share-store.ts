@@ -43,7 +43,10 @@ export class ShareStore extends KeyedInternalStore {
   }
 
   /** Appends the snapshots (one append: they share the group's partition) and resolves once they are durable. */
-  writeSnapshots(group: string, items: ReadonlyArray<{ topic: string; partition: number; snapshot: SharePartitionSnapshot }>): Promise<void> {
+  writeSnapshots(
+    group: string,
+    items: ReadonlyArray<{ topic: string; partition: number; snapshot: SharePartitionSnapshot }>,
+  ): Promise<void> {
     return this.appendKeyed(
       items.map((x) => ({
         key: encodeShareStateKey({ kind: ShareStateKind.PARTITION, group, topic: x.topic, partition: x.partition }),
@@ -53,7 +56,9 @@ export class ShareStore extends KeyedInternalStore {
   }
 
   writeConfig(group: string, overrides: ReadonlyArray<readonly [string, string]>): Promise<void> {
-    return this.appendKeyed([{ key: encodeShareStateKey({ kind: ShareStateKind.CONFIG, group }), value: encodeGroupConfig(overrides) }]);
+    return this.appendKeyed([
+      { key: encodeShareStateKey({ kind: ShareStateKind.CONFIG, group }), value: encodeGroupConfig(overrides) },
+    ]);
   }
 }
 
@@ -75,17 +80,28 @@ export function replayShareState(logs: readonly PartitionLog[]): ShareStateRepla
     const { key } = slot;
     if (key.kind === ShareStateKind.CONFIG) {
       const config = decodeGroupConfig(slot.value);
-      if (!config.ok) throw new StorageError(`cannot trust ${SHARE_STATE_TOPIC}: config of group '${key.group}': ${config.detail}`);
+      if (!config.ok)
+        throw new StorageError(`cannot trust ${SHARE_STATE_TOPIC}: config of group '${key.group}': ${config.detail}`);
       out.configs.set(key.group, config.value);
       continue;
     }
     const snapshot = decodeSnapshot(slot.value);
     if (!snapshot.ok) {
-      throw new StorageError(`cannot trust ${SHARE_STATE_TOPIC}: group '${key.group}' ${key.topic}/${key.partition}: ${snapshot.detail}`);
+      throw new StorageError(
+        `cannot trust ${SHARE_STATE_TOPIC}: group '${key.group}' ${key.topic}/${key.partition}: ${snapshot.detail}`,
+      );
     }
     let group = out.partitions.get(key.group);
-    if (!group) out.partitions.set(key.group, (group = new Map<string, { topic: string; partition: number; snapshot: SharePartitionSnapshot }>()));
-    group.set(partitionKey(key.topic, key.partition), { topic: key.topic, partition: key.partition, snapshot: snapshot.value });
+    if (!group)
+      out.partitions.set(
+        key.group,
+        (group = new Map<string, { topic: string; partition: number; snapshot: SharePartitionSnapshot }>()),
+      );
+    group.set(partitionKey(key.topic, key.partition), {
+      topic: key.topic,
+      partition: key.partition,
+      snapshot: snapshot.value,
+    });
   }
   return out;
 }

@@ -77,7 +77,10 @@ export class AbortIndex {
    * A predicate for one partition's reader, or undefined when the partition has no aborted range (the common
    * case: readers then skip the check entirely).
    */
-  filterFor(topic: string, partition: number): ((offset: bigint, producerId: bigint, epoch: number) => boolean) | undefined {
+  filterFor(
+    topic: string,
+    partition: number,
+  ): ((offset: bigint, producerId: bigint, epoch: number) => boolean) | undefined {
     const list = this.byPartition.get(partitionKey(topic, partition));
     if (!list || list.length === 0) return undefined;
     return (offset, producerId, epoch) => {
@@ -94,7 +97,12 @@ export class AbortIndex {
     const next = this.entries.map((e) => ({ ...e }));
     for (const a of added) {
       const same = next.find(
-        (e) => e.topic === a.topic && e.partition === a.partition && e.producerId === a.producerId && e.epoch === a.epoch && e.first === a.first,
+        (e) =>
+          e.topic === a.topic &&
+          e.partition === a.partition &&
+          e.producerId === a.producerId &&
+          e.epoch === a.epoch &&
+          e.first === a.first,
       );
       if (same) {
         if (a.upto > same.upto) same.upto = a.upto;
@@ -128,10 +136,12 @@ export class AbortIndex {
   private commit(next: AbortEntry[]): Promise<void> {
     next.sort(compareEntries);
     const text = formatAbortIndex(next);
-    const run = this.writing.catch(() => undefined).then(async () => {
-      await writeAtomically(this.file, text);
-      this.replace(next);
-    });
+    const run = this.writing
+      .catch(() => undefined)
+      .then(async () => {
+        await writeAtomically(this.file, text);
+        this.replace(next);
+      });
     this.writing = run;
     return run;
   }
@@ -172,7 +182,8 @@ export function parseAbortIndex(text: string, file: string): AbortEntry[] {
     const o = (e ?? {}) as Record<string, unknown>;
     const int = (field: string): bigint => {
       const v = o[field];
-      if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new StorageError(`${file} entries[${i}].${field} is not a non-negative integer`);
+      if (typeof v !== 'string' || !/^\d+$/.test(v))
+        throw new StorageError(`${file} entries[${i}].${field} is not a non-negative integer`);
       return BigInt(v);
     };
     if (typeof o.topic !== 'string') throw new StorageError(`${file} entries[${i}].topic is not a string`);

@@ -14,7 +14,13 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
-import { TxnState, type TxnParticipant, type TxnPendingOffset, type TxnStateValue, txnStateName } from '../../storage/txn-state-codec.js';
+import {
+  TxnState,
+  type TxnParticipant,
+  type TxnPendingOffset,
+  type TxnStateValue,
+  txnStateName,
+} from '../../storage/txn-state-codec.js';
 import type { BrokerCore } from '../core.js';
 import { type ConnectionHandle, HandlerError } from '../handler.js';
 import { type ProducerBinding, bindingOf } from '../producer-state/runtime.js';
@@ -69,12 +75,23 @@ export class TransactionCoordinator {
     if (topic) {
       this.store = new TxnStore(topic.partitions, () => this.broker.now());
       for (const [id, record] of replayTxnState(topic.partitions)) {
-        const txn: Transaction = { id, ...record, state: record.state as TxnStateValue, owner: undefined, startedAt: this.broker.now(), busy: Promise.resolve() };
+        const txn: Transaction = {
+          id,
+          ...record,
+          state: record.state as TxnStateValue,
+          owner: undefined,
+          startedAt: this.broker.now(),
+          busy: Promise.resolve(),
+        };
         this.txns.set(id, txn);
         const decision = recovery[txn.state];
         if (!decision) continue;
         this.unresolved.add(txn);
-        this.broker.logger.info('recovering transaction', { transactionId: id, state: txnStateName(txn.state), decision });
+        this.broker.logger.info('recovering transaction', {
+          transactionId: id,
+          state: txnStateName(txn.state),
+          decision,
+        });
         await this.resolve(txn, decision);
       }
     }
@@ -115,13 +132,18 @@ export class TransactionCoordinator {
   }
 
   /** The read_committed skip test for one partition, or undefined when nothing in it was aborted. */
-  abortFilter(topic: string, partition: number): ((offset: bigint, producerId: bigint, epoch: number) => boolean) | undefined {
+  abortFilter(
+    topic: string,
+    partition: number,
+  ): ((offset: bigint, producerId: bigint, epoch: number) => boolean) | undefined {
     return this.abortIndex?.filterFor(topic, partition);
   }
 
   /** After a cleaner run: drops abort entries below their partition's log start (or of a partition gone). */
   pruneAbortIndex(): Promise<number> {
-    return this.index.prune((topic, partition) => this.broker.topics.getTopic(topic)?.partitions[partition - 1]?.logStartOffset);
+    return this.index.prune(
+      (topic, partition) => this.broker.topics.getTopic(topic)?.partitions[partition - 1]?.logStartOffset,
+    );
   }
 
   // Requests
@@ -130,20 +152,30 @@ export class TransactionCoordinator {
     const binding = bindingOf(conn);
     const producer = binding?.durable;
     if (!binding || !producer) {
-      throw new HandlerError(ErrorCode.INVALID_TXN_STATE, 'BEGIN_TXN needs a durable producer: send INIT_PRODUCER_ID with a name first');
+      throw new HandlerError(
+        ErrorCode.INVALID_TXN_STATE,
+        'BEGIN_TXN needs a durable producer: send INIT_PRODUCER_ID with a name first',
+      );
     }
     if (binding.epoch !== producer.epoch) {
-      throw new HandlerError(ErrorCode.PRODUCER_FENCED, `producer epoch ${binding.epoch} is fenced: the current epoch is ${producer.epoch}`);
+      throw new HandlerError(
+        ErrorCode.PRODUCER_FENCED,
+        `producer epoch ${binding.epoch} is fenced: the current epoch is ${producer.epoch}`,
+      );
     }
     conn.session.delete(SESSION_TIMED_OUT);
     const existing = this.txns.get(producer.name);
     if (existing && existing.state === TxnState.ONGOING && existing.epoch < binding.epoch) {
-      this.broker.logger.info('aborting the open transaction of a fenced epoch', { transactionId: existing.id, epoch: existing.epoch });
+      this.broker.logger.info('aborting the open transaction of a fenced epoch', {
+        transactionId: existing.id,
+        epoch: existing.epoch,
+      });
       await this.serialize(existing, () => this.resolveIf(existing, TxnState.ONGOING, 'abort'));
     }
     const current = this.txns.get(producer.name);
     const state = current?.state ?? TxnState.EMPTY;
-    if (transition(state, 'begin') !== 'start') throw new HandlerError(ErrorCode.INVALID_TXN_STATE, refusal(state, 'begin'));
+    if (transition(state, 'begin') !== 'start')
+      throw new HandlerError(ErrorCode.INVALID_TXN_STATE, refusal(state, 'begin'));
     const txn: Transaction = {
       id: producer.name,
       producerId: binding.producerId,
@@ -180,8 +212,14 @@ export class TransactionCoordinator {
    * ONGOING with the new participants before any of its records is appended there, so that a crash can never
    * leave transactional data that no participant names. Undefined when every partition was already enrolled.
    */
-  enrol(txn: Transaction, topic: string, partitions: ReadonlyArray<{ partition: number; log: PartitionLog }>): Promise<void> | undefined {
-    const fresh = partitions.filter(({ partition }) => !txn.participants.some((p) => p.topic === topic && p.partition === partition));
+  enrol(
+    txn: Transaction,
+    topic: string,
+    partitions: ReadonlyArray<{ partition: number; log: PartitionLog }>,
+  ): Promise<void> | undefined {
+    const fresh = partitions.filter(
+      ({ partition }) => !txn.participants.some((p) => p.topic === topic && p.partition === partition),
+    );
     if (fresh.length === 0) return undefined;
     return this.serialize(txn, async () => {
       this.require(txn, txn.owner, 'produce');
@@ -197,10 +235,15 @@ export class TransactionCoordinator {
   }
 
   /** TXN_OFFSET_COMMIT: buffers the offsets (a later entry for the same key replaces an earlier one). */
-  addOffsets(conn: ConnectionHandle, group: string, offsets: ReadonlyArray<{ topic: string; partition: number; offset: bigint }>): void {
+  addOffsets(
+    conn: ConnectionHandle,
+    group: string,
+    offsets: ReadonlyArray<{ topic: string; partition: number; offset: bigint }>,
+  ): void {
     const txn = this.owned(conn, 'offsets');
     for (const o of offsets) {
-      const same = (p: TxnPendingOffset): boolean => p.group === group && p.topic === o.topic && p.partition === o.partition;
+      const same = (p: TxnPendingOffset): boolean =>
+        p.group === group && p.topic === o.topic && p.partition === o.partition;
       txn.pendingOffsets = txn.pendingOffsets.filter((p) => !same(p));
       txn.pendingOffsets.push({ group, topic: o.topic, partition: o.partition, offset: o.offset });
     }
@@ -212,9 +255,13 @@ export class TransactionCoordinator {
     const binding = bindingOf(conn);
     const producer = binding?.durable;
     const txn = producer ? this.txns.get(producer.name) : undefined;
-    if (!binding || !producer || !txn) throw new HandlerError(ErrorCode.INVALID_TXN_STATE, 'no transaction in progress');
+    if (!binding || !producer || !txn)
+      throw new HandlerError(ErrorCode.INVALID_TXN_STATE, 'no transaction in progress');
     if (binding.epoch !== producer.epoch) {
-      throw new HandlerError(ErrorCode.PRODUCER_FENCED, `producer epoch ${binding.epoch} is fenced: the current epoch is ${producer.epoch}`);
+      throw new HandlerError(
+        ErrorCode.PRODUCER_FENCED,
+        `producer epoch ${binding.epoch} is fenced: the current epoch is ${producer.epoch}`,
+      );
     }
     // Another epoch's transaction, or one still open on another connection, is not this session's to end.
     if (txn.epoch !== binding.epoch || (txn.state === TxnState.ONGOING && txn.owner !== conn)) {
@@ -243,7 +290,11 @@ export class TransactionCoordinator {
   }
 
   /** The table's action for `event`, else ERR 51 naming why. */
-  private require(txn: Transaction, owner: ConnectionHandle | undefined, event: TxnEvent): ReturnType<typeof transition> {
+  private require(
+    txn: Transaction,
+    owner: ConnectionHandle | undefined,
+    event: TxnEvent,
+  ): ReturnType<typeof transition> {
     const action = transition(txn.state, event);
     if (!action || (owner !== undefined && txn.owner !== owner)) {
       throw new HandlerError(ErrorCode.INVALID_TXN_STATE, refusal(txn.state, event));
@@ -310,7 +361,9 @@ export class TransactionCoordinator {
   private openStore(): Promise<TxnStore> {
     // internalLog creates the topic (commitlog, compact, 8 MiB, 16 partitions, sidecar) on first use.
     this.opening ??= this.broker.internalLog(TRANSACTION_STATE_TOPIC, 1).then(() => {
-      this.store ??= new TxnStore(this.broker.topics.getTopic(TRANSACTION_STATE_TOPIC)!.partitions, () => this.broker.now());
+      this.store ??= new TxnStore(this.broker.topics.getTopic(TRANSACTION_STATE_TOPIC)!.partitions, () =>
+        this.broker.now(),
+      );
       return this.store;
     });
     return this.opening;
@@ -326,7 +379,10 @@ export class TransactionCoordinator {
         this.broker.logger.info('connection closed mid-transaction', { transactionId: txn.id, decision });
         await this.resolve(txn, decision);
       }).catch((err: unknown) => {
-        this.broker.logger.error('could not end the transaction of a closed connection', { transactionId: txn.id, error: String(err) });
+        this.broker.logger.error('could not end the transaction of a closed connection', {
+          transactionId: txn.id,
+          error: String(err),
+        });
       });
     }
   }
@@ -336,10 +392,19 @@ export class TransactionCoordinator {
     const now = this.broker.now();
     for (const txn of [...this.unresolved]) {
       if (txn.state !== TxnState.ONGOING || now - txn.startedAt < BigInt(this.timeoutMs)) continue;
-      txn.owner?.session.set(SESSION_TIMED_OUT, `transaction '${txn.id}' timed out after ${this.timeoutMs} ms and was aborted`);
-      this.broker.logger.warn('transaction timed out; aborting it', { transactionId: txn.id, timeoutMs: this.timeoutMs });
+      txn.owner?.session.set(
+        SESSION_TIMED_OUT,
+        `transaction '${txn.id}' timed out after ${this.timeoutMs} ms and was aborted`,
+      );
+      this.broker.logger.warn('transaction timed out; aborting it', {
+        transactionId: txn.id,
+        timeoutMs: this.timeoutMs,
+      });
       void this.serialize(txn, () => this.resolveIf(txn, TxnState.ONGOING, 'abort')).catch((err: unknown) => {
-        this.broker.logger.error('could not abort a timed-out transaction', { transactionId: txn.id, error: String(err) });
+        this.broker.logger.error('could not abort a timed-out transaction', {
+          transactionId: txn.id,
+          error: String(err),
+        });
       });
     }
   }

@@ -5,7 +5,15 @@ export {
   type Transaction,
   type TransactionOptions,
 } from './coordinator.js';
-export { transitions, transition, recovery, isUnresolved, type TxnAction, type TxnEvent, type TxnTransition } from './state-table.js';
+export {
+  transitions,
+  transition,
+  recovery,
+  isUnresolved,
+  type TxnAction,
+  type TxnEvent,
+  type TxnTransition,
+} from './state-table.js';
 export { TxnStore, replayTxnState, TRANSACTION_STATE_TOPIC, TRANSACTION_STATE_PARTITIONS } from './txn-store.js';
 export { AbortIndex, ABORT_INDEX_FILE, formatAbortIndex, parseAbortIndex, type AbortEntry } from './abort-index.js';
 export { writeMarkers, applyOffsets, abortEntries, type Decision, type WrittenMarker } from './resolution.js';

@@ -41,7 +41,10 @@ export async function writeMarkers(
   for (const participant of txn.participants) {
     const log = broker.topics.getTopic(participant.topic)?.partitions[participant.partition - 1];
     if (!log) {
-      broker.logger.warn('transaction participant no longer exists; no marker written', { topic: participant.topic, partition: participant.partition });
+      broker.logger.warn('transaction participant no longer exists; no marker written', {
+        topic: participant.topic,
+        partition: participant.partition,
+      });
       continue;
     }
     const result = log.append([{ attrs: RecordAttr.CONTROL, timestamp, key: EMPTY_KEY, value }]);
@@ -68,7 +71,10 @@ export async function applyOffsets(broker: BrokerCore, pending: readonly TxnPend
 }
 
 /** The abort-index entries for an aborted transaction's markers (empty ranges are left out). */
-export function abortEntries(txn: { producerId: bigint; epoch: number }, markers: readonly WrittenMarker[]): AbortEntry[] {
+export function abortEntries(
+  txn: { producerId: bigint; epoch: number },
+  markers: readonly WrittenMarker[],
+): AbortEntry[] {
   return markers
     .filter((m) => m.participant.firstOffset < m.markerOffset)
     .map((m) => ({

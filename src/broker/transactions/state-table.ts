@@ -61,7 +61,9 @@ export const recovery: Readonly<Partial<Record<TxnStateValue, 'commit' | 'abort'
 export function refusal(state: TxnStateValue, event: TxnEvent): string {
   switch (state) {
     case TxnState.ONGOING:
-      return event === 'begin' ? 'a transaction is already in progress' : `${event} is not allowed while the transaction is ongoing`;
+      return event === 'begin'
+        ? 'a transaction is already in progress'
+        : `${event} is not allowed while the transaction is ongoing`;
     case TxnState.PREPARE_COMMIT:
       return 'the transaction is preparing to commit: repeat END_TXN with commit to finish it';
     case TxnState.PREPARE_ABORT:
@@ -69,7 +71,9 @@ export function refusal(state: TxnStateValue, event: TxnEvent): string {
     case TxnState.COMPLETE_COMMIT:
     case TxnState.COMPLETE_ABORT:
     case TxnState.EMPTY:
-      return event === 'commit' || event === 'abort' ? 'no transaction in progress' : `${event} outside a transaction: send BEGIN_TXN first`;
+      return event === 'commit' || event === 'abort'
+        ? 'no transaction in progress'
+        : `${event} outside a transaction: send BEGIN_TXN first`;
     default:
       return `unknown transaction state ${String(state)}`;
   }

@@ -49,7 +49,10 @@ export function replayTxnState(logs: readonly PartitionLog[]): Map<string, TxnSt
   }
   const out = new Map<string, TxnStateRecord>();
   for (const [id, slot] of slots) {
-    if (!slot.ok) throw new StorageError(`cannot trust ${TRANSACTION_STATE_TOPIC}: transaction '${id}' at ${slot.where}: ${slot.detail}`);
+    if (!slot.ok)
+      throw new StorageError(
+        `cannot trust ${TRANSACTION_STATE_TOPIC}: transaction '${id}' at ${slot.where}: ${slot.detail}`,
+      );
     if (slot.record) out.set(id, slot.record);
   }
   return out;

@@ -50,10 +50,14 @@ const hook: Hook<'command_not_found'> = async function (options) {
     const d = found.length === 0 ? Infinity : editDistance(prefix, found[0]!);
     if (d < best) [best, typed, close] = [d, prefix, found];
   }
-  const hint = close.length === 0 ? 'run `crater --help` for the list' : `did you mean ${close.map((c) => `"${c}"`).join(' or ')}?`;
+  const hint =
+    close.length === 0
+      ? 'run `crater --help` for the list'
+      : `did you mean ${close.map((c) => `"${c}"`).join(' or ')}?`;
   const message = `unknown command "${typed}"; ${hint}`;
   process.stderr.write(`${chalkFor(process.stderr).red('Error [ERR_USAGE]')}: ${message}\n`);
-  if ((options.argv ?? []).includes('--json')) process.stdout.write(`${stringifyJson({ error: { code: 'ERR_USAGE', message } }, { pretty: true })}\n`);
+  if ((options.argv ?? []).includes('--json'))
+    process.stdout.write(`${stringifyJson({ error: { code: 'ERR_USAGE', message } }, { pretty: true })}\n`);
   throw new Errors.ExitError(ExitCode.USAGE);
 };
 

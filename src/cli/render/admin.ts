@@ -12,7 +12,11 @@ export interface TopicJson {
 }
 
 export function topicJson(d: TopicDescription): TopicJson {
-  return { name: d.name, partitions: d.partitionCount, config: Object.fromEntries(d.config.map((e) => [e.key, e.value])) };
+  return {
+    name: d.name,
+    partitions: d.partitionCount,
+    config: Object.fromEntries(d.config.map((e) => [e.key, e.value])),
+  };
 }
 
 export const groupListColumns: Column<GroupListing>[] = [
@@ -28,7 +32,9 @@ export interface MemberRow {
 }
 
 export function memberRows(d: GroupDescription): MemberRow[] {
-  return d.members.flatMap((m) => m.topics.map((t) => ({ memberId: m.memberId, topic: t.topic, partitions: t.partitions.join(',') })));
+  return d.members.flatMap((m) =>
+    m.topics.map((t) => ({ memberId: m.memberId, topic: t.topic, partitions: t.partitions.join(',') })),
+  );
 }
 
 export const memberColumns: Column<MemberRow>[] = [
@@ -63,7 +69,11 @@ export interface PartitionOffsetsJson {
  * Lag is latest − max(committed, earliest) in the topic's offset units (bytes on a segmented topic, records on a
  * commitlog topic); a cursor below the oldest retained offset moves up to it, hence the max.
  */
-export function offsetsJson(offsets: Offsets, groups: readonly GroupDescription[], topic: string): PartitionOffsetsJson[] {
+export function offsetsJson(
+  offsets: Offsets,
+  groups: readonly GroupDescription[],
+  topic: string,
+): PartitionOffsetsJson[] {
   return offsets.partitions.map((p) => ({
     partition: p.partition,
     earliest: p.earliest,
@@ -93,7 +103,11 @@ export function offsetColumns(groupIds: readonly string[], unit: OffsetUnit = 'b
     { header: `LATEST${u}`, value: (p) => p.latest, align: 'right' },
     { header: `HWM${u}`, value: (p) => p.highWatermark, align: 'right' },
     { header: `LSO${u}`, value: (p) => p.lso, align: 'right' },
-    ...groupIds.map((id, i): Column<PartitionOffsetsJson> => ({ header: `LAG(${id})${u}`, value: (p) => p.groups[i]?.lag, align: 'right' })),
+    ...groupIds.map((id, i): Column<PartitionOffsetsJson> => ({
+      header: `LAG(${id})${u}`,
+      value: (p) => p.groups[i]?.lag,
+      align: 'right',
+    })),
   ];
 }
 

@@ -30,13 +30,18 @@ export function consumerColumns(): Column<ConsumerRow>[] {
 export function consumerSummary(report: ConsumerBenchReport): string {
   const p = report.params;
   const b = report.broker;
-  const who = b.embedded ? `embedded ${b.serverName ?? 'crater'} broker (acks=${b.acks})` : `${b.serverName ?? 'unknown'} broker at ${b.address}`;
+  const who = b.embedded
+    ? `embedded ${b.serverName ?? 'crater'} broker (acks=${b.acks})`
+    : `${b.serverName ?? 'unknown'} broker at ${b.address}`;
   const exec = p.execCommand === null ? '' : `; consume --exec '${p.execCommand}'`;
   return `${formatCount(p.records)} records of ${p.valueSize} B, ${p.partitions} partitions, fetch ${formatCount(p.fetchSize)}, batch consumer maxSize ${formatCount(p.maxSize)} × ${p.workers} worker(s)${exec}, ${who}; median of ${p.repeat} alternating runs; batch consumer / fetch = ${report.batchToFetchRatio.toFixed(2)}`;
 }
 
 export function consumerCsv(report: ConsumerBenchReport): string {
   const lines = ['path,records,batches,wall_ms,records_per_sec,mb_per_sec'];
-  for (const r of consumerRows(report)) lines.push([r.path, r.records, r.batches, r.wallMs.toFixed(3), r.recordsPerSec.toFixed(1), r.mbPerSec.toFixed(3)].join(','));
+  for (const r of consumerRows(report))
+    lines.push(
+      [r.path, r.records, r.batches, r.wallMs.toFixed(3), r.recordsPerSec.toFixed(1), r.mbPerSec.toFixed(3)].join(','),
+    );
   return lines.join('\n');
 }

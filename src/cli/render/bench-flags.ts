@@ -12,18 +12,33 @@ export function benchTargetFlags() {
     profile: profileFlag(),
     broker: Flags.custom<string>({
       char: 'b',
-      description: 'Run against this broker (crater or MoonMQ, or kafka://host:port[,...] for Apache Kafka) instead of an embedded crater broker in a child process.',
+      description:
+        'Run against this broker (crater or MoonMQ, or kafka://host:port[,...] for Apache Kafka) instead of an embedded crater broker in a child process.',
       env: 'CRATER_BROKER',
       helpValue: 'host:port',
       parse: async (input) => formatHostPort(parseHostPort(input)),
     })(),
     username: usernameFlag(),
     password: passwordFlag(),
-    acks: Flags.string({ description: 'The embedded broker\'s acks mode [default: leader].', options: ['none', 'leader'] }),
+    acks: Flags.string({
+      description: "The embedded broker's acks mode [default: leader].",
+      options: ['none', 'leader'],
+    }),
     partitions: Flags.integer({ description: 'Partitions of the bench topic.', default: 4, min: 1, max: 1024 }),
-    'value-size': Flags.integer({ description: 'Value bytes per record (keys are 8 bytes).', default: 100, min: 1, max: 1_000_000 }),
-    codec: Flags.string({ description: 'Codec the broker compresses values with.', options: ['none', 'gzip', 'snappy'], default: 'none' }),
-    idempotent: Flags.boolean({ description: 'Produce through an idempotent producer (batch-vs-single; throughput refuses it as a usage error).' }),
+    'value-size': Flags.integer({
+      description: 'Value bytes per record (keys are 8 bytes).',
+      default: 100,
+      min: 1,
+      max: 1_000_000,
+    }),
+    codec: Flags.string({
+      description: 'Codec the broker compresses values with.',
+      options: ['none', 'gzip', 'snappy'],
+      default: 'none',
+    }),
+    idempotent: Flags.boolean({
+      description: 'Produce through an idempotent producer (batch-vs-single; throughput refuses it as a usage error).',
+    }),
     csv: Flags.boolean({ description: 'CSV on stdout (one row per mode or phase).', exclusive: ['json'] }),
   };
 }

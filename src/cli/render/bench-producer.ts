@@ -12,7 +12,9 @@ const bytes = (v: number): string => formatBytes(Math.round(v));
 export function producerHeader(report: ProducerBenchReport): string {
   const p = report.params;
   const rate = p.rateBytesPerSec === null ? 'unthrottled' : `${(p.rateBytesPerSec / 1e6).toFixed(2)} MB/s in all`;
-  const broker = report.broker.embedded ? `embedded crater broker (acks ${report.broker.acks})` : `${report.broker.serverName ?? 'broker'} at ${report.broker.address}`;
+  const broker = report.broker.embedded
+    ? `embedded crater broker (acks ${report.broker.acks})`
+    : `${report.broker.serverName ?? 'broker'} at ${report.broker.address}`;
   return `${p.producers} producer${p.producers === 1 ? '' : 's'} → 1 topic × ${p.partitions} partitions, ${rate}, ${p.valueSize}-byte values + ${p.keySize}-byte keys, ${formatDuration(p.durationMs)} per run, ${broker}`;
 }
 
@@ -46,7 +48,9 @@ export function producerSummary(report: ProducerBenchReport): string {
   }
   const b = report.baseline;
   if (b) {
-    lines.push(`hand-made batches (${b.batchSize} records, ${b.inFlight} in flight per connection, same run): ${n(b.recordsPerSec)} records/s; the accumulator reached ${b.ratio.toFixed(2)}x`);
+    lines.push(
+      `hand-made batches (${b.batchSize} records, ${b.inFlight} in flight per connection, same run): ${n(b.recordsPerSec)} records/s; the accumulator reached ${b.ratio.toFixed(2)}x`,
+    );
   }
   const s = report.stall;
   if (s) {

@@ -58,24 +58,66 @@ export function modeColumns(): Column<ModeRow>[] {
 export function batchVsSingleSummary(report: BatchVsSingleReport): string {
   const p = report.params;
   const b = report.broker;
-  const who = b.embedded ? `embedded ${b.serverName ?? 'crater'} broker (acks=${b.acks})` : `${b.serverName ?? 'unknown'} broker at ${b.address}`;
+  const who = b.embedded
+    ? `embedded ${b.serverName ?? 'crater'} broker (acks=${b.acks})`
+    : `${b.serverName ?? 'unknown'} broker at ${b.address}`;
   const idem = p.idempotent
     ? `; idempotent producer: PRODUCE_IDEMPOTENT per record, batches of at most ${formatCount(report.batch.batchSize)} (${formatCount(report.batch.frames)} per repeat)`
     : '';
   return `${formatCount(p.records)} records of ${p.valueSize} B (key ${p.keySize} B), ${p.partitions} partitions, codec ${p.codec}, ${who}${idem}; median of ${p.repeat}`;
 }
 
-const csvCell = (v: string | number | null): string => (v === null ? '' : typeof v === 'number' ? String(Number(v.toFixed(6))) : /[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-const csv = (rows: ReadonlyArray<ReadonlyArray<string | number | null>>): string => rows.map((r) => r.map(csvCell).join(',')).join('\n');
+const csvCell = (v: string | number | null): string =>
+  v === null
+    ? ''
+    : typeof v === 'number'
+      ? String(Number(v.toFixed(6)))
+      : /[",\n]/.test(v)
+        ? `"${v.replaceAll('"', '""')}"`
+        : v;
+const csv = (rows: ReadonlyArray<ReadonlyArray<string | number | null>>): string =>
+  rows.map((r) => r.map(csvCell).join(',')).join('\n');
 
 export function batchVsSingleCsv(report: BatchVsSingleReport): string {
-  const header = ['mode', 'batch_size', 'records', 'frames', 'wall_ms_median', 'wall_ms_min', 'wall_ms_max', 'records_per_sec_median', 'records_per_sec_min', 'records_per_sec_max', 'fsyncs_median', 'p50_ms', 'p99_ms', 'speedup'];
+  const header = [
+    'mode',
+    'batch_size',
+    'records',
+    'frames',
+    'wall_ms_median',
+    'wall_ms_min',
+    'wall_ms_max',
+    'records_per_sec_median',
+    'records_per_sec_min',
+    'records_per_sec_max',
+    'fsyncs_median',
+    'p50_ms',
+    'p99_ms',
+    'speedup',
+  ];
   const n = report.params.records;
   const line = (mode: string, batchSize: number | null, r: ModeRow, speedup: number | null) => [
-    mode, batchSize, n, r.frames, r.wallMs.median, r.wallMs.min, r.wallMs.max, r.recordsPerSec.median, r.recordsPerSec.min, r.recordsPerSec.max, medianCount(r.fsyncs), r.p50, r.p99, speedup,
+    mode,
+    batchSize,
+    n,
+    r.frames,
+    r.wallMs.median,
+    r.wallMs.min,
+    r.wallMs.max,
+    r.recordsPerSec.median,
+    r.recordsPerSec.min,
+    r.recordsPerSec.max,
+    medianCount(r.fsyncs),
+    r.p50,
+    r.p99,
+    speedup,
   ];
   const rows = modeRows(report);
-  const out = [header, line('single', 1, rows[0]!, null), line('batch', report.batch.batchSize, rows[1]!, report.speedup)];
+  const out = [
+    header,
+    line('single', 1, rows[0]!, null),
+    line('batch', report.batch.batchSize, rows[1]!, report.speedup),
+  ];
   for (const [i, s] of (report.sweep ?? []).entries()) out.push(line('sweep', s.batchSize, rows[i + 2]!, null));
   return csv(out);
 }
@@ -116,22 +158,55 @@ export function phaseColumns(): Column<PhaseRow>[] {
     { header: 'p99', value: (r) => formatDuration(r.latencyMs.p99), align: 'right' },
     { header: 'p99.9', value: (r) => formatDuration(r.latencyMs.p999), align: 'right' },
     { header: 'max', value: (r) => formatDuration(r.latencyMs.max), align: 'right' },
-    { header: 'broker peak RSS', value: (r) => (r.brokerPeakRssBytes === null ? '–' : formatBytes(r.brokerPeakRssBytes)), align: 'right' },
+    {
+      header: 'broker peak RSS',
+      value: (r) => (r.brokerPeakRssBytes === null ? '–' : formatBytes(r.brokerPeakRssBytes)),
+      align: 'right',
+    },
   ];
 }
 
 export function throughputSummary(report: ThroughputReport): string {
   const p = report.params;
   const b = report.broker;
-  const amount = p.records !== null ? `${formatCount(p.records)} records` : `${formatDuration(p.durationMs ?? 0)} of records`;
-  const who = b.embedded ? `embedded ${b.serverName ?? 'crater'} broker (acks=${b.acks})` : `${b.serverName ?? 'unknown'} broker at ${b.address}`;
+  const amount =
+    p.records !== null ? `${formatCount(p.records)} records` : `${formatDuration(p.durationMs ?? 0)} of records`;
+  const who = b.embedded
+    ? `embedded ${b.serverName ?? 'crater'} broker (acks=${b.acks})`
+    : `${b.serverName ?? 'unknown'} broker at ${b.address}`;
   return `${amount} of ${p.valueSize} B in batches of ${formatCount(p.batchSize)}, ${p.inFlight} in flight × ${p.connections} connection(s), fetch ${formatCount(p.fetchSize)}, ${p.partitions} partitions, codec ${p.codec}, ${who}; latency per request from its intended send time`;
 }
 
 export function throughputCsv(report: ThroughputReport): string {
-  const header = ['phase', 'records', 'bytes', 'requests', 'wall_ms', 'records_per_sec', 'mb_per_sec', 'p50_ms', 'p99_ms', 'p999_ms', 'max_ms', 'broker_peak_rss_bytes', 'fsyncs'];
+  const header = [
+    'phase',
+    'records',
+    'bytes',
+    'requests',
+    'wall_ms',
+    'records_per_sec',
+    'mb_per_sec',
+    'p50_ms',
+    'p99_ms',
+    'p999_ms',
+    'max_ms',
+    'broker_peak_rss_bytes',
+    'fsyncs',
+  ];
   const rows = phaseRows(report).map((r) => [
-    r.phase, r.records, r.bytes, r.requests, r.wallMs, r.recordsPerSec, r.mbPerSec, r.latencyMs.p50, r.latencyMs.p99, r.latencyMs.p999, r.latencyMs.max, r.brokerPeakRssBytes, r.fsyncs,
+    r.phase,
+    r.records,
+    r.bytes,
+    r.requests,
+    r.wallMs,
+    r.recordsPerSec,
+    r.mbPerSec,
+    r.latencyMs.p50,
+    r.latencyMs.p99,
+    r.latencyMs.p999,
+    r.latencyMs.max,
+    r.brokerPeakRssBytes,
+    r.fsyncs,
   ]);
   return csv([header, ...rows]);
 }

@@ -76,7 +76,10 @@ export function toEnvelope(record: EnvelopeSource, encoding: EnvelopeEncoding = 
     timestamp: record.timestamp,
     key: record.key.length === 0 ? null : encodeBytes(record.key, encoding),
     value: encodeBytes(record.value, encoding),
-    headers: record.headers === undefined ? null : record.headers.map((h) => ({ name: h.name, value: encodeBytes(h.value, encoding) })),
+    headers:
+      record.headers === undefined
+        ? null
+        : record.headers.map((h) => ({ name: h.name, value: encodeBytes(h.value, encoding) })),
   };
 }
 
@@ -127,7 +130,8 @@ export function parseEnvelope(line: string, where: string): EnvelopeRecord {
   if (doc.headers !== null && doc.headers !== undefined) {
     if (!Array.isArray(doc.headers)) throw new UsageError(`${where}: headers must be an array or null`);
     headers = doc.headers.map((h: unknown, i: number) => {
-      if (!isObject(h) || typeof h.name !== 'string') throw new UsageError(`${where}: headers[${i}] needs a string "name"`);
+      if (!isObject(h) || typeof h.name !== 'string')
+        throw new UsageError(`${where}: headers[${i}] needs a string "name"`);
       return { name: h.name, value: decodeBytes(h.value, `${where}: headers[${i}].value`) ?? Buffer.alloc(0) };
     });
   }

@@ -61,7 +61,8 @@ export function compileFormat(template: string): RecordFormatter {
       literal += '%';
     } else {
       const fn = PLACEHOLDERS[next];
-      if (fn === undefined) throw new UsageError(`format "${template}": unknown placeholder %${next} (use %t %p %o %T %k %s %h %K %S)`);
+      if (fn === undefined)
+        throw new UsageError(`format "${template}": unknown placeholder %${next} (use %t %p %o %T %k %s %h %K %S)`);
       if (literal !== '') parts.push(literal);
       literal = '';
       parts.push(fn);

@@ -17,7 +17,8 @@ export function jsonReplacer(this: unknown, key: string, value: unknown): unknow
   }
   // Buffer#toJSON has already run by the time the replacer sees the value; the holder still has the original.
   const original = key === '' ? value : (this as Record<string, unknown> | undefined)?.[key];
-  if (original instanceof Uint8Array) return Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64');
+  if (original instanceof Uint8Array)
+    return Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64');
   return value;
 }
 

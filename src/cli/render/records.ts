@@ -16,7 +16,8 @@ export function produceSummary(topic: string, stats: SendStats, elapsedMs: numbe
   const tail = `in ${formatCount(stats.requests)} request${stats.requests === 1 ? '' : 's'}, ${formatDuration(elapsedMs)}`;
   if (failed === 0) return `${head} ${tail}`;
   const lines = stats.failed.map((d) => `${d.source}:${d.line}`);
-  const shown = lines.length > 20 ? `${lines.slice(0, 20).join(', ')}, … (${lines.length - 20} more)` : lines.join(', ');
+  const shown =
+    lines.length > 20 ? `${lines.slice(0, 20).join(', ')}, … (${lines.length - 20} more)` : lines.join(', ');
   return `${head} ${tail}; ${chalk.red(`${formatCount(failed)} failed`)}: ${shown}`;
 }
 
@@ -50,12 +51,18 @@ export function recordColumns(encoding: EnvelopeEncoding = 'auto'): Column<Envel
     { header: 'VALUE', value: (r) => bytesCell(r.value, encoding) },
     {
       header: 'HEADERS',
-      value: (r) => (r.headers === undefined ? '' : r.headers.map((h) => `${h.name}=${bytesCell(h.value, encoding)}`).join(', ')),
+      value: (r) =>
+        r.headers === undefined ? '' : r.headers.map((h) => `${h.name}=${bytesCell(h.value, encoding)}`).join(', '),
     },
   ];
 }
 
 /** `fetch --raw` frames as JSON-friendly rows: opcode, its name, correl and payload in hex. */
 export function rawFrameRows(frames: ReadonlyArray<{ op: number; correl: Buffer; payload: Buffer }>) {
-  return frames.map((f) => ({ op: f.op, name: opName(f.op), correl: f.correl.toString('hex'), payload: f.payload.toString('hex') }));
+  return frames.map((f) => ({
+    op: f.op,
+    name: opName(f.op),
+    correl: f.correl.toString('hex'),
+    payload: f.payload.toString('hex'),
+  }));
 }

@@ -102,7 +102,13 @@ export function segmentColumns(): Column<SegmentReport & RecordWhere>[] {
     { header: 'BYTES', value: (s) => s.bytes, align: 'right' },
     { header: 'FIRST', value: (s) => s.firstOffset, align: 'right' },
     { header: 'LAST', value: (s) => s.lastOffset, align: 'right' },
-    { header: 'CODECS', value: (s) => Object.entries(s.codecs).map(([c, n]) => `${c}:${n}`).join(' ') },
+    {
+      header: 'CODECS',
+      value: (s) =>
+        Object.entries(s.codecs)
+          .map(([c, n]) => `${c}:${n}`)
+          .join(' '),
+    },
     { header: 'FINDINGS', value: (s) => s.findingCount, align: 'right' },
   ];
 }

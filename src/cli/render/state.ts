@@ -26,7 +26,8 @@ function detail(e: StateEntry): string {
     return `last_seq ${last}, no ack: the request after it did not land${e.problem ? ` (${e.problem})` : ''}`;
   }
   let text = `last_seq ${m.lastSeq} at ${m.lastPartition}@${m.lastOffset}`;
-  if (m.acks) text += `; batch ${m.baseSeq}..${m.lastSeq}: ${m.acks.map((a) => `${a.partition}@${a.offset}`).join(' ')}`;
+  if (m.acks)
+    text += `; batch ${m.baseSeq}..${m.lastSeq}: ${m.acks.map((a) => `${a.partition}@${a.offset}`).join(' ')}`;
   if (e.problem) text += ` (${e.problem})`;
   return text;
 }
@@ -59,7 +60,9 @@ export function stateSummaryLine(s: StateDumpSummary, view: string, chalk: Chalk
     .map(([v, n]) => `${v} ${formatCount(n)}`)
     .join(', ');
   const findings =
-    s.findings === 0 ? chalk.green('no findings') : chalk.red(`${formatCount(s.findings)} finding${s.findings === 1 ? '' : 's'}`);
+    s.findings === 0
+      ? chalk.green('no findings')
+      : chalk.red(`${formatCount(s.findings)} finding${s.findings === 1 ? '' : 's'}`);
   const against = s.acksChecked > 0 ? `; ${formatCount(s.acksChecked)} ack(s) checked` : '';
   return (
     `${formatCount(s.records)} record(s), ${formatCount(s.shown)} shown (${view}); ` +

@@ -45,13 +45,18 @@ export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly
   const widths = columns.map((_, i) => Math.max(width(headers[i] ?? ''), ...cells.map((row) => width(row[i] ?? ''))));
   const line = (row: string[]): string =>
     row
-      .map((cell, i) => pad(cell, i === row.length - 1 && aligns[i] === 'left' ? 0 : (widths[i] ?? 0), aligns[i] ?? 'left'))
+      .map((cell, i) =>
+        pad(cell, i === row.length - 1 && aligns[i] === 'left' ? 0 : (widths[i] ?? 0), aligns[i] ?? 'left'),
+      )
       .join('  ');
   return [line(headers), ...cells.map(line)].join('\n');
 }
 
 /** Key/value pairs (a summary block) as two aligned columns. */
-export function renderPairs(pairs: ReadonlyArray<readonly [string, string | number | bigint | boolean]>, chalk: ChalkInstance): string {
+export function renderPairs(
+  pairs: ReadonlyArray<readonly [string, string | number | bigint | boolean]>,
+  chalk: ChalkInstance,
+): string {
   const keyWidth = Math.max(0, ...pairs.map(([k]) => k.length));
   return pairs.map(([k, v]) => `${chalk.dim(`${k}:`.padEnd(keyWidth + 1))}  ${String(v)}`).join('\n');
 }

@@ -160,7 +160,10 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
 
   private async maxRecordsFor(options: PollOptions): Promise<number> {
     const { maxPerPartition, maxRecords } = options;
-    for (const [field, v] of [['maxPerPartition', maxPerPartition], ['maxRecords', maxRecords]] as const) {
+    for (const [field, v] of [
+      ['maxPerPartition', maxPerPartition],
+      ['maxRecords', maxRecords],
+    ] as const) {
       if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 0xffff_ffff)) {
         throw new UsageError(`${field} must be a positive integer, got ${v}`);
       }

@@ -100,15 +100,30 @@ export class ShareAckQueue {
           if (!part) byPartition.set(key, (part = { topic: r.topic, partition: r.partition, ranges: [] }));
         }
         const last = part.ranges[part.ranges.length - 1];
-        const joins = prev && prev.part === part && last && prev.record.deliveryCount === 1 && r.deliveryCount === 1 && sameDecision(prev.d, d) && last.lastOffset === prev.record.offset;
+        const joins =
+          prev &&
+          prev.part === part &&
+          last &&
+          prev.record.deliveryCount === 1 &&
+          r.deliveryCount === 1 &&
+          sameDecision(prev.d, d) &&
+          last.lastOffset === prev.record.offset;
         if (joins) last.lastOffset = r.offset;
-        else part.ranges.push({ firstOffset: r.offset, lastOffset: r.offset, type: d.type, releaseDelayMs: d.delayMs, reason: d.reason });
+        else
+          part.ranges.push({
+            firstOffset: r.offset,
+            lastOffset: r.offset,
+            type: d.type,
+            releaseDelayMs: d.delayMs,
+            reason: d.reason,
+          });
         prev = { record: r, d, part };
       }
       if (left.length > 0) keep.push(newBatch(left));
     }
     this.batches = keep;
-    for (const p of byPartition.values()) p.ranges.sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
+    for (const p of byPartition.values())
+      p.ranges.sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
     return [...byPartition.values()];
   }
 }

@@ -13,7 +13,14 @@ import type { ShareAckResult, SharePartitionAcks } from '../../protocol/messages
 import { ShareAckType } from '../../protocol/opcodes.js';
 import { brokerError } from '../moonmq/connection.js';
 import type { Session } from '../moonmq/session.js';
-import { joinShareGroup, leaveShareGroup, shareAck, shareFetch, shareHeartbeat, type ShareMember } from '../moonmq/share-ops.js';
+import {
+  joinShareGroup,
+  leaveShareGroup,
+  shareAck,
+  shareFetch,
+  shareHeartbeat,
+  type ShareMember,
+} from '../moonmq/share-ops.js';
 import { ShareAckQueue, type ShareAckName, type ShareConsumerRecord, ackTypeOf } from './share-ack-queue.js';
 
 export type { ShareConsumerRecord, ShareAckName };
@@ -49,13 +56,20 @@ export class ShareConsumer implements AsyncIterable<ShareConsumerRecord>, AsyncD
     private readonly member: ShareMember,
     private readonly onClosed: (c: ShareConsumer) => void,
   ) {
-    this.heartbeat = setInterval(() => {
-      shareHeartbeat(session, options.group, member.memberId).catch(() => undefined);
-    }, Math.max(100, member.heartbeatIntervalMs));
+    this.heartbeat = setInterval(
+      () => {
+        shareHeartbeat(session, options.group, member.memberId).catch(() => undefined);
+      },
+      Math.max(100, member.heartbeatIntervalMs),
+    );
   }
 
   /** Joins the group on `session` (which the consumer then owns and closes). */
-  static async create(session: Session, options: ShareConsumerOptions, onClosed: (c: ShareConsumer) => void = () => {}): Promise<ShareConsumer> {
+  static async create(
+    session: Session,
+    options: ShareConsumerOptions,
+    onClosed: (c: ShareConsumer) => void = () => {},
+  ): Promise<ShareConsumer> {
     if (options.ackMode !== undefined && options.ackMode !== 'implicit' && options.ackMode !== 'explicit') {
       session.conn.destroy();
       throw new UsageError(`ackMode must be implicit or explicit, got '${String(options.ackMode)}'`);
@@ -89,11 +103,15 @@ export class ShareConsumer implements AsyncIterable<ShareConsumerRecord>, AsyncD
   /** Marks a record ACCEPT, RELEASE (optionally delayed) or REJECT; sent with the next poll or commit(). */
   acknowledge(record: ShareConsumerRecord, type: ShareAckName = 'accept', options: AcknowledgeOptions = {}): void {
     const ackType = ackTypeOf[type];
-    if (ackType === undefined || type === ('renew' as ShareAckName)) throw new UsageError(`ack type must be accept, release or reject, got '${String(type)}'`);
+    if (ackType === undefined || type === ('renew' as ShareAckName))
+      throw new UsageError(`ack type must be accept, release or reject, got '${String(type)}'`);
     const delayMs = options.delayMs ?? 0;
-    if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > 0xffffffff) throw new UsageError(`delayMs must be a non-negative integer, got ${delayMs}`);
+    if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > 0xffffffff)
+      throw new UsageError(`delayMs must be a non-negative integer, got ${delayMs}`);
     if (!this.queue.decide(record, ackType, delayMs, options.reason ?? '')) {
-      throw new UsageError(`record ${record.topic}/${record.partition}@${record.offset} is not held undecided by this consumer`);
+      throw new UsageError(
+        `record ${record.topic}/${record.partition}@${record.offset} is not held undecided by this consumer`,
+      );
     }
   }
 
@@ -102,7 +120,9 @@ export class ShareConsumer implements AsyncIterable<ShareConsumerRecord>, AsyncD
     this.assertOpen();
     if (this.polling) throw new UsageError('a poll is already in flight on this share consumer');
     if (this.explicit && this.queue.undecided() > 0) {
-      throw new UsageError(`explicit ack mode: acknowledge the ${this.queue.undecided()} record(s) of the last poll before polling again`);
+      throw new UsageError(
+        `explicit ack mode: acknowledge the ${this.queue.undecided()} record(s) of the last poll before polling again`,
+      );
     }
     if (!this.explicit) this.queue.decideRest(ShareAckType.ACCEPT);
     this.polling = true;
@@ -110,7 +130,13 @@ export class ShareConsumer implements AsyncIterable<ShareConsumerRecord>, AsyncD
       const maxWaitMs = this.options.maxWaitMs ?? 500;
       const reply = await shareFetch(
         this.session,
-        { group: this.options.group, memberId: this.member.memberId, maxRecords: this.options.maxRecords ?? 500, maxWaitMs, acks: this.queue.drain() },
+        {
+          group: this.options.group,
+          memberId: this.member.memberId,
+          maxRecords: this.options.maxRecords ?? 500,
+          maxWaitMs,
+          acks: this.queue.drain(),
+        },
         maxWaitMs + 30_000,
       );
       this.report(reply.results);
@@ -131,20 +157,38 @@ export class ShareConsumer implements AsyncIterable<ShareConsumerRecord>, AsyncD
   async renew(record: ShareConsumerRecord): Promise<void> {
     this.assertOpen();
     const acks: SharePartitionAcks[] = [
-      { topic: record.topic, partition: record.partition, ranges: [{ firstOffset: record.offset, lastOffset: record.offset, type: ShareAckType.RENEW, releaseDelayMs: 0, reason: '' }] },
+      {
+        topic: record.topic,
+        partition: record.partition,
+        ranges: [
+          {
+            firstOffset: record.offset,
+            lastOffset: record.offset,
+            type: ShareAckType.RENEW,
+            releaseDelayMs: 0,
+            reason: '',
+          },
+        ],
+      },
     ];
     const [result] = await shareAck(this.session, this.options.group, this.member.memberId, acks);
     if (result && result.errorCode !== ErrorCode.NONE) {
-      throw brokerError(result.errorCode, `cannot renew the lock on ${record.topic}/${record.partition}@${record.offset}`);
+      throw brokerError(
+        result.errorCode,
+        `cannot renew the lock on ${record.topic}/${record.partition}@${record.offset}`,
+      );
     }
   }
 
   /** Runs `work` while renewing the lock on `record` every half lock duration; stops renewing when it settles. */
   async withLockRenewal<T>(record: ShareConsumerRecord, work: () => Promise<T>): Promise<T> {
     let failure: Error | undefined;
-    const timer = setInterval(() => {
-      this.renew(record).catch((err: unknown) => (failure ??= err instanceof Error ? err : new Error(String(err))));
-    }, Math.max(50, Math.floor(this.member.recordLockDurationMs / 2)));
+    const timer = setInterval(
+      () => {
+        this.renew(record).catch((err: unknown) => (failure ??= err instanceof Error ? err : new Error(String(err))));
+      },
+      Math.max(50, Math.floor(this.member.recordLockDurationMs / 2)),
+    );
     try {
       const result = await work();
       if (failure !== undefined) throw failure;
@@ -208,6 +252,7 @@ export class ShareConsumer implements AsyncIterable<ShareConsumerRecord>, AsyncD
   }
 
   private assertOpen(): void {
-    if (this.closing || this.session.conn.closed) throw new UsageError(`the share consumer of group '${this.options.group}' is closed`);
+    if (this.closing || this.session.conn.closed)
+      throw new UsageError(`the share consumer of group '${this.options.group}' is closed`);
   }
 }

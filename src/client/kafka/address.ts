@@ -8,7 +8,8 @@ export function parseKafkaBootstrap(input: string): string[] {
   if (!text.toLowerCase().startsWith(KAFKA_SCHEME)) throw new UsageError(`'${input}' is not a kafka:// address`);
   const list = text.slice(KAFKA_SCHEME.length).replace(/\/+$/, '');
   const brokers = list.split(',').map((s) => s.trim());
-  if (brokers.length === 0 || brokers.some((b) => b === '')) throw new UsageError(`'${input}': expected kafka://host:port[,host:port...]`);
+  if (brokers.length === 0 || brokers.some((b) => b === ''))
+    throw new UsageError(`'${input}': expected kafka://host:port[,host:port...]`);
   return brokers.map((b) => formatAddress(parseBrokerAddress(b)));
 }
 

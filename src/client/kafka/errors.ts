@@ -3,7 +3,13 @@
  * a network failure a ConnectionError, a timeout a TimeoutError. Classified by the library's error classes and
  * its `apiCode`/`apiId` fields, never by message text.
  */
-import { GenericError, MultipleErrors, NetworkError, ProtocolError, TimeoutError as KafkaTimeout } from '@platformatic/kafka';
+import {
+  GenericError,
+  MultipleErrors,
+  NetworkError,
+  ProtocolError,
+  TimeoutError as KafkaTimeout,
+} from '@platformatic/kafka';
 import { ConnectionError, CraterError, KafkaBrokerError, TimeoutError } from '../../errors.js';
 
 /** The first Kafka protocol error inside `error` (the library nests them in MultipleErrors). */
@@ -35,11 +41,16 @@ export function toCraterError(error: unknown, what: string): Error {
   const protocol = protocolErrorOf(error);
   if (protocol) {
     const detail = (protocol.serverErrorMessage as string | null | undefined) ?? protocol.message;
-    return Object.assign(new KafkaBrokerError(protocol.apiCode as number, protocol.apiId as string, `${what}: ${detail}`), { cause: error });
+    return Object.assign(
+      new KafkaBrokerError(protocol.apiCode as number, protocol.apiId as string, `${what}: ${detail}`),
+      { cause: error },
+    );
   }
   if (hasClass(error, KafkaTimeout)) return Object.assign(new TimeoutError(`${what}: timed out`), { cause: error });
-  if (hasClass(error, NetworkError)) return new ConnectionError(`${what}: ${(error as Error).message}`, { cause: error });
-  if (error instanceof GenericError || error instanceof MultipleErrors) return new ConnectionError(`${what}: ${error.message}`, { cause: error });
+  if (hasClass(error, NetworkError))
+    return new ConnectionError(`${what}: ${(error as Error).message}`, { cause: error });
+  if (error instanceof GenericError || error instanceof MultipleErrors)
+    return new ConnectionError(`${what}: ${error.message}`, { cause: error });
   return error instanceof Error ? error : new Error(String(error));
 }
 

@@ -24,7 +24,10 @@ const HIGH_WATER = 5000;
 const MAX_WAIT_MS = 100;
 
 export function toFetchedRecord(m: Message): FetchedRecord {
-  const headers = [...m.headers].map(([name, value]) => ({ name: name.toString('utf8'), value: value ?? Buffer.alloc(0) }));
+  const headers = [...m.headers].map(([name, value]) => ({
+    name: name.toString('utf8'),
+    value: value ?? Buffer.alloc(0),
+  }));
   return {
     topic: m.topic,
     partition: m.partition,
@@ -64,7 +67,12 @@ export class GroupReader {
   }
 
   /** Joins the group and starts fetching; resolves once the member has its assignment. */
-  static async open(group: string, topic: string, isolation: BackendIsolation, context: ReaderContext): Promise<GroupReader> {
+  static async open(
+    group: string,
+    topic: string,
+    isolation: BackendIsolation,
+    context: ReaderContext,
+  ): Promise<GroupReader> {
     const reader = new GroupReader(group, topic, isolation, context);
     try {
       await reader.#start();
@@ -83,7 +91,10 @@ export class GroupReader {
         fallbackMode: 'earliest',
         autocommit: false,
         maxWaitTime: MAX_WAIT_MS,
-        isolationLevel: this.isolation === 'read_committed' ? FetchIsolationLevels.READ_COMMITTED : FetchIsolationLevels.READ_UNCOMMITTED,
+        isolationLevel:
+          this.isolation === 'read_committed'
+            ? FetchIsolationLevels.READ_COMMITTED
+            : FetchIsolationLevels.READ_UNCOMMITTED,
       }),
     );
     this.#stream = stream;

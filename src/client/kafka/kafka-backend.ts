@@ -51,8 +51,13 @@ export async function connectKafka(options: KafkaConnectOptions): Promise<KafkaB
   if (options.username !== undefined || options.password !== undefined) {
     throw new UnsupportedError(KAFKA_BACKEND, 'user name and password (SASL is not configured in crater yet)');
   }
-  const brokers = typeof options.bootstrap === 'string' ? parseKafkaBootstrap(options.bootstrap) : [...options.bootstrap];
-  const backend = new KafkaBackend(brokers, options.timeoutMs ?? 30_000, options.clientId ?? `crater-${randomUUID().slice(0, 8)}`);
+  const brokers =
+    typeof options.bootstrap === 'string' ? parseKafkaBootstrap(options.bootstrap) : [...options.bootstrap];
+  const backend = new KafkaBackend(
+    brokers,
+    options.timeoutMs ?? 30_000,
+    options.clientId ?? `crater-${randomUUID().slice(0, 8)}`,
+  );
   try {
     await kafkaCall(`connect to ${backend.address}`, () => backend.admin.metadata({ topics: [] }));
   } catch (error) {
@@ -87,7 +92,12 @@ export class KafkaBackend implements Backend {
   }
 
   private get context() {
-    return { clientId: this.clientId, bootstrapBrokers: [...this.brokers], timeoutMs: this.timeoutMs, admin: this.admin };
+    return {
+      clientId: this.clientId,
+      bootstrapBrokers: [...this.brokers],
+      timeoutMs: this.timeoutMs,
+      admin: this.admin,
+    };
   }
 
   createTopic(name: string, partitions: number): Promise<void> {
@@ -119,13 +129,28 @@ export class KafkaBackend implements Backend {
   }
 
   async produce(topic: string, record: ProducerRecord & BackendProduceOptions): Promise<ProduceAck> {
-    const { acks } = await this.produceBatch(topic, [{ key: record.key, value: record.value, headers: record.headers }], record);
+    const { acks } = await this.produceBatch(
+      topic,
+      [{ key: record.key, value: record.value, headers: record.headers }],
+      record,
+    );
     return acks[0]!;
   }
 
-  produceBatch(topic: string, records: readonly ProducerRecord[], options: BackendProduceOptions = {}): Promise<BatchResult> {
+  produceBatch(
+    topic: string,
+    records: readonly ProducerRecord[],
+    options: BackendProduceOptions = {},
+  ): Promise<BatchResult> {
     if (!this.#producer) {
-      this.#producer = new Producer({ clientId: `${this.clientId}-plain`, bootstrapBrokers: [...this.brokers], timeout: this.timeoutMs, acks: ProduceAcks.ALL, autocreateTopics: false, ...RETRY });
+      this.#producer = new Producer({
+        clientId: `${this.clientId}-plain`,
+        bootstrapBrokers: [...this.brokers],
+        timeout: this.timeoutMs,
+        acks: ProduceAcks.ALL,
+        autocreateTopics: false,
+        ...RETRY,
+      });
       this.#chooser = new PartitionChooser(this.#producer);
     }
     return sendRecords(this.#chooser!, plainSender(this.#producer), topic, records, options);
@@ -138,8 +163,13 @@ export class KafkaBackend implements Backend {
     return producer;
   }
 
-  async fetch(topic: string, group: string, options: BackendFetchOptions & { batched?: boolean; raw?: boolean } = {}): Promise<BackendFetchResult> {
-    if (options.batched === false) throw new UnsupportedError(KAFKA_BACKEND, "FETCH's legacy one-RECORD-per-record reply shape");
+  async fetch(
+    topic: string,
+    group: string,
+    options: BackendFetchOptions & { batched?: boolean; raw?: boolean } = {},
+  ): Promise<BackendFetchResult> {
+    if (options.batched === false)
+      throw new UnsupportedError(KAFKA_BACKEND, "FETCH's legacy one-RECORD-per-record reply shape");
     if (options.raw) throw new UnsupportedError(KAFKA_BACKEND, 'raw MoonMQ reply frames');
     const reader = await this.readerFor(topic, group, options.isolation ?? 'read_uncommitted');
     const messages = await reader.take(options.maxRecords ?? 100, options.timeoutMs ?? this.timeoutMs);
@@ -147,19 +177,28 @@ export class KafkaBackend implements Backend {
   }
 
   subscribe(topic: string, group: string, options: BackendSubscribeOptions = {}): BackendSubscription {
-    const sub = new KafkaSubscription(() => GroupReader.open(group, topic, options.isolation ?? 'read_uncommitted', this.context), () => this.#children.delete(sub));
+    const sub = new KafkaSubscription(
+      () => GroupReader.open(group, topic, options.isolation ?? 'read_uncommitted', this.context),
+      () => this.#children.delete(sub),
+    );
     this.#children.add(sub);
     return sub;
   }
 
   async commit(topic: string, partition: number, offset: bigint): Promise<void> {
     const reader = this.#reader;
-    if (!reader || reader.topic !== topic) throw new UsageError(`commit on Kafka needs a fetch of ${topic} first (it commits for the group fetched as)`);
+    if (!reader || reader.topic !== topic)
+      throw new UsageError(`commit on Kafka needs a fetch of ${topic} first (it commits for the group fetched as)`);
     await reader.commitAt([{ partition, offset }]);
   }
 
   nack(_topic: string, _partition: number, _offset: bigint, _reason: string): Promise<NackAck> {
-    return Promise.reject(new UnsupportedError(KAFKA_BACKEND, 'NACK (MoonMQ rejects single records; Kafka has no per-record negative acknowledgement)'));
+    return Promise.reject(
+      new UnsupportedError(
+        KAFKA_BACKEND,
+        'NACK (MoonMQ rejects single records; Kafka has no per-record negative acknowledgement)',
+      ),
+    );
   }
 
   listGroups(): Promise<GroupListing[]> {
@@ -191,11 +230,17 @@ export class KafkaBackend implements Backend {
     await this.close();
   }
 
-  private async readerFor(topic: string, group: string, isolation: 'read_uncommitted' | 'read_committed'): Promise<GroupReader> {
+  private async readerFor(
+    topic: string,
+    group: string,
+    isolation: 'read_uncommitted' | 'read_committed',
+  ): Promise<GroupReader> {
     const reader = this.#reader;
     if (reader) {
       if (reader.group !== group || reader.topic !== topic || reader.isolation !== isolation) {
-        throw new UsageError(`this Kafka client fetches ${reader.topic} as group ${reader.group}; open another client for ${topic} as ${group}`);
+        throw new UsageError(
+          `this Kafka client fetches ${reader.topic} as group ${reader.group}; open another client for ${topic} as ${group}`,
+        );
       }
       return reader;
     }

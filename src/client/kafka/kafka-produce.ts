@@ -7,8 +7,22 @@
  * A Kafka batch spans partitions and each partition succeeds or fails on its own, so there is no "landed prefix":
  * a failed send throws for the whole batch (with an idempotent producer a resend is deduplicated).
  */
-import { type CompressionAlgorithmValue, type MessageToProduce, type Producer, ProduceAcks, compressionsAlgorithms, murmur2 } from '@platformatic/kafka';
-import type { BackendCodec, BackendProduceOptions, BatchResult, ProduceAck, ProducerRecord, RecordHeader } from '../backend.js';
+import {
+  type CompressionAlgorithmValue,
+  type MessageToProduce,
+  type Producer,
+  ProduceAcks,
+  compressionsAlgorithms,
+  murmur2,
+} from '@platformatic/kafka';
+import type {
+  BackendCodec,
+  BackendProduceOptions,
+  BatchResult,
+  ProduceAck,
+  ProducerRecord,
+  RecordHeader,
+} from '../backend.js';
 import { UnsupportedError, UsageError } from '../../errors.js';
 import { validateTopicName } from '../validate.js';
 import { kafkaCall } from './errors.js';
@@ -20,14 +34,24 @@ import { kafkaCall } from './errors.js';
  */
 export const RETRY = { retries: 20, retryDelay: 500 } as const;
 
-const CODECS: Readonly<Record<string, CompressionAlgorithmValue>> = { none: 'none', gzip: 'gzip', snappy: 'snappy', lz4: 'lz4', zstd: 'zstd', 0: 'none', 1: 'gzip', 2: 'snappy' };
+const CODECS: Readonly<Record<string, CompressionAlgorithmValue>> = {
+  none: 'none',
+  gzip: 'gzip',
+  snappy: 'snappy',
+  lz4: 'lz4',
+  zstd: 'zstd',
+  0: 'none',
+  1: 'gzip',
+  2: 'snappy',
+};
 
 export function kafkaCompression(codec: BackendCodec | undefined): CompressionAlgorithmValue {
   if (codec === undefined) return 'none';
   const name = CODECS[String(codec)];
   if (!name) throw new UsageError(`unknown codec '${String(codec)}' for Kafka: use none, gzip, snappy, lz4 or zstd`);
   // zstd comes from node:zlib, which has it from Node 22.15 on.
-  if (!compressionsAlgorithms[name].available) throw new UnsupportedError('kafka', `${name} compression on Node ${process.versions.node}`);
+  if (!compressionsAlgorithms[name].available)
+    throw new UnsupportedError('kafka', `${name} compression on Node ${process.versions.node}`);
   return name;
 }
 
@@ -55,7 +79,11 @@ export class PartitionChooser {
     return count;
   }
 
-  async messages(topic: string, records: readonly ProducerRecord[], partition: number | undefined): Promise<MessageToProduce[]> {
+  async messages(
+    topic: string,
+    records: readonly ProducerRecord[],
+    partition: number | undefined,
+  ): Promise<MessageToProduce[]> {
     validateTopicName(topic);
     const count = await this.partitionCount(topic);
     if (partition !== undefined && (!Number.isInteger(partition) || partition < 0 || partition >= count)) {
@@ -63,7 +91,8 @@ export class PartitionChooser {
     }
     return records.map((r) => {
       const key = bytes(r.key);
-      const chosen = partition ?? (key && key.length > 0 ? (murmur2(key) & 0x7fffffff) % count : this.nextRoundRobin(topic, count));
+      const chosen =
+        partition ?? (key && key.length > 0 ? (murmur2(key) & 0x7fffffff) % count : this.nextRoundRobin(topic, count));
       const message: MessageToProduce = { topic, partition: chosen, key, value: bytes(r.value) ?? Buffer.alloc(0) };
       const headers = kafkaHeaders(r.headers);
       if (headers) message.headers = headers;
@@ -78,7 +107,10 @@ export class PartitionChooser {
   }
 }
 
-export function acksFor(messages: readonly MessageToProduce[], bases: readonly { partition: number; offset: bigint }[] | undefined): ProduceAck[] {
+export function acksFor(
+  messages: readonly MessageToProduce[],
+  bases: readonly { partition: number; offset: bigint }[] | undefined,
+): ProduceAck[] {
   const base = new Map((bases ?? []).map((b) => [b.partition, b.offset]));
   const next = new Map<number, bigint>();
   return messages.map((m) => {
@@ -90,7 +122,10 @@ export function acksFor(messages: readonly MessageToProduce[], bases: readonly {
   });
 }
 
-type Sender = (messages: MessageToProduce[], compression: CompressionAlgorithmValue) => Promise<{ offsets?: { partition: number; offset: bigint }[] }>;
+type Sender = (
+  messages: MessageToProduce[],
+  compression: CompressionAlgorithmValue,
+) => Promise<{ offsets?: { partition: number; offset: bigint }[] }>;
 
 /** One send of `records` through `send` (a producer's or a transaction's), acks aligned with the records. */
 export async function sendRecords(

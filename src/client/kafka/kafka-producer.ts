@@ -4,7 +4,15 @@
  * Sends wait for acks=all; the library numbers sequences per partition, so a resend after a lost reply is
  * deduplicated by the partition leader.
  */
-import { FindCoordinatorKeyTypes, type Admin, type Consumer, type Message, type MessageToProduce, Producer, ProduceAcks } from '@platformatic/kafka';
+import {
+  FindCoordinatorKeyTypes,
+  type Admin,
+  type Consumer,
+  type Message,
+  type MessageToProduce,
+  Producer,
+  ProduceAcks,
+} from '@platformatic/kafka';
 import type {
   BackendProducer,
   BackendProducerOptions,
@@ -78,8 +86,13 @@ export class KafkaProducer implements BackendProducer {
     const send = (messages: MessageToProduce[]) =>
       txn ? txn.send({ messages, acks: ProduceAcks.ALL }) : this.#producer.send({ messages, acks: ProduceAcks.ALL });
     try {
-      const sent = sendRecords(this.#chooser, send, topic, records, { codec: this.options.codec, partition: this.options.partition });
-      return txn ? await kafkaCall(`produce to ${topic} in a transaction`, () => sent, this.context.timeoutMs) : await sent;
+      const sent = sendRecords(this.#chooser, send, topic, records, {
+        codec: this.options.codec,
+        partition: this.options.partition,
+      });
+      return txn
+        ? await kafkaCall(`produce to ${topic} in a transaction`, () => sent, this.context.timeoutMs)
+        : await sent;
     } catch (error) {
       if (txn) this.#failed = true;
       throw error;
@@ -87,7 +100,10 @@ export class KafkaProducer implements BackendProducer {
   }
 
   async beginTransaction(): Promise<void> {
-    if (!this.#durable) throw new UsageError('transactions need a durable producer: give the producer a producerName (Kafka transactional.id)');
+    if (!this.#durable)
+      throw new UsageError(
+        'transactions need a durable producer: give the producer a producerName (Kafka transactional.id)',
+      );
     if (this.#txn) throw new UsageError('a transaction is already open');
     this.#txn = await kafkaCall('begin transaction', () => this.#producer.beginTransaction(), this.context.timeoutMs);
     this.#failed = false;
@@ -124,7 +140,11 @@ export class KafkaProducer implements BackendProducer {
       this.context.admin.findCoordinator({ keyType: FindCoordinatorKeyTypes.GROUP, keys: [group] }),
     );
     if (!coordinator) throw new UsageError(`no coordinator for group ${group}`);
-    await kafkaCall('add offsets to transaction', () => txn.addConsumer({ groupId: group } as Consumer), this.context.timeoutMs);
+    await kafkaCall(
+      'add offsets to transaction',
+      () => txn.addConsumer({ groupId: group } as Consumer),
+      this.context.timeoutMs,
+    );
     for (const o of offsets) {
       // The library commits message.offset + 1; the caller's offset is already the next record to read.
       const message = {

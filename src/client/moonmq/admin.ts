@@ -11,8 +11,16 @@ import { CreatePartitionsRequest } from '../../protocol/messages/create-partitio
 import { CreateTopicRequest } from '../../protocol/messages/create-topic.js';
 import { DeleteGroupRequest } from '../../protocol/messages/delete-group.js';
 import { DeleteTopicRequest } from '../../protocol/messages/delete-topic.js';
-import { DescribeGroupRequest, GroupDescriptionReply, type GroupDescription } from '../../protocol/messages/describe-group.js';
-import { DescribeTopicRequest, TopicDescriptionReply, type TopicDescription } from '../../protocol/messages/describe-topic.js';
+import {
+  DescribeGroupRequest,
+  GroupDescriptionReply,
+  type GroupDescription,
+} from '../../protocol/messages/describe-group.js';
+import {
+  DescribeTopicRequest,
+  TopicDescriptionReply,
+  type TopicDescription,
+} from '../../protocol/messages/describe-topic.js';
 import { GroupListReply, ListGroupsRequest, type GroupListing } from '../../protocol/messages/list-groups.js';
 import { ListOffsetsRequest, OffsetsReply, type Offsets } from '../../protocol/messages/list-offsets.js';
 import { ListTopicsRequest, TopicListReply } from '../../protocol/messages/list-topics.js';
@@ -61,7 +69,11 @@ export async function alterTopicConfig(conn: Connection, name: string, entries: 
     : Object.entries(entries).map(([k, v]) => [k, String(v)]);
   if (pairs.length === 0) throw new UsageError('alterTopicConfig needs at least one entry');
   validateConfigEntries(pairs);
-  await conn.request(AlterTopicConfigRequest, { name, entries: pairs.map(([key, value]) => ({ key, value })) }, OkReply);
+  await conn.request(
+    AlterTopicConfigRequest,
+    { name, entries: pairs.map(([key, value]) => ({ key, value })) },
+    OkReply,
+  );
 }
 
 export async function createPartitions(conn: Connection, name: string, total: number): Promise<void> {

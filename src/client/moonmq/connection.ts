@@ -13,7 +13,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
-import { BrokerError, ConnectionError, CraterError, DecodeError, FrameTooLargeError, TimeoutError } from '../../errors.js';
+import {
+  BrokerError,
+  ConnectionError,
+  CraterError,
+  DecodeError,
+  FrameTooLargeError,
+  TimeoutError,
+} from '../../errors.js';
 import { errorName } from '../../protocol/error-codes.js';
 import { FrameDecoder, type Frame } from '../../protocol/frame-decoder.js';
 import { CLIENT_MAX_FRAME_SIZE, DEFAULT_MAX_FRAME_SIZE, FRAME_LENGTH_BYTES } from '../../protocol/limits.js';
@@ -259,7 +266,15 @@ export class Connection {
         reject(new TimeoutError(`${opName(codec.op)} to ${this.label} got no reply within ${timeoutMs} ms`));
       }, timeoutMs);
       const maxFrames = options.maxFrames ?? MAX_REPLY_FRAMES;
-      this.pending.set(correl.key, { op: codec.op, endOp, stream: stream ? [] : undefined, maxFrames, timer, resolve, reject });
+      this.pending.set(correl.key, {
+        op: codec.op,
+        endOp,
+        stream: stream ? [] : undefined,
+        maxFrames,
+        timer,
+        resolve,
+        reject,
+      });
       this.write(bytes);
     });
   }
@@ -314,7 +329,11 @@ export class Connection {
     } else if (pending.stream) {
       if (frame.op !== pending.endOp && pending.stream.length + 1 >= pending.maxFrames) {
         this.settle(key, pending);
-        pending.reject(new ConnectionError(`${this.label} sent more than ${pending.maxFrames} frames in reply to ${opName(pending.op)}`));
+        pending.reject(
+          new ConnectionError(
+            `${this.label} sent more than ${pending.maxFrames} frames in reply to ${opName(pending.op)}`,
+          ),
+        );
         return;
       }
       pending.stream.push(frame);
@@ -353,7 +372,9 @@ export class Connection {
   private closeReason(): Error {
     if (this.closeError) return this.closeError;
     if (this.closing) return new ConnectionError(`connection to ${this.label} was closed by the client`);
-    const why = this.socketError ? `: ${(this.socketError as NodeJS.ErrnoException).code ?? this.socketError.message}` : '';
+    const why = this.socketError
+      ? `: ${(this.socketError as NodeJS.ErrnoException).code ?? this.socketError.message}`
+      : '';
     return new ConnectionError(`connection to ${this.label} closed${why}`, { cause: this.socketError });
   }
 

@@ -66,7 +66,10 @@ export async function fetchRecords(
   };
   // A reply has at most one RECORD per record (or one RECORD_BATCH) and the OK: more is a broker gone wrong.
   const maxFrames = Math.min(Math.max(maxRecords, 1), MAX_REPLY_FRAMES - 1) + 1;
-  const frames = await session.conn.requestStream(FetchRequest, message, Op.OK, { timeoutMs: options.timeoutMs, maxFrames });
+  const frames = await session.conn.requestStream(FetchRequest, message, Op.OK, {
+    timeoutMs: options.timeoutMs,
+    maxFrames,
+  });
   const { records, shape } = decodeFetchReply(frames, headers, batched ? 'batch' : 'legacy');
   const result: FetchResult = { records, shape, frames: frames.length };
   if (options.raw) result.rawFrames = frames;

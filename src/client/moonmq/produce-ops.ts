@@ -12,7 +12,13 @@ import { BatchFlag, Codec, codecNames, type CodecId, type CodecName } from '../.
 import { brokerError } from './connection.js';
 import type { Session } from './session.js';
 import type { BatchResult, ProducerRecord } from '../producer/sink.js';
-import { validateBatchCount, validateBytes, validateHeaders, validatePartitionId, validateTopicName } from '../validate.js';
+import {
+  validateBatchCount,
+  validateBytes,
+  validateHeaders,
+  validatePartitionId,
+  validateTopicName,
+} from '../validate.js';
 
 export type { BatchResult, ProduceAck, ProducerRecord };
 
@@ -55,7 +61,9 @@ export function requireHeaderSupport(session: Session): void {
 export function requirePartitionSupport(session: Session): void {
   if (!session.server.isCrater) {
     const who = session.server.name ?? 'a broker that did not identify itself';
-    throw new UsageError(`choosing the partition needs a crater broker; ${session.conn.label} is ${who}, nothing was sent`);
+    throw new UsageError(
+      `choosing the partition needs a crater broker; ${session.conn.label} is ${who}, nothing was sent`,
+    );
   }
 }
 

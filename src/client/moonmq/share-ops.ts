@@ -9,7 +9,11 @@ import { OkReply } from '../../protocol/messages/control.js';
 import { ShareAckRequest, ShareAckResultReply } from '../../protocol/messages/share-ack.js';
 import type { ShareAckResult, SharePartitionAcks } from '../../protocol/messages/share-acks.js';
 import { ShareAlterRequest } from '../../protocol/messages/share-alter.js';
-import { ShareDescribeRequest, ShareDescriptionReply, type ShareGroupDescription } from '../../protocol/messages/share-describe.js';
+import {
+  ShareDescribeRequest,
+  ShareDescriptionReply,
+  type ShareGroupDescription,
+} from '../../protocol/messages/share-describe.js';
 import { ShareFetchRequest, ShareRecordsReply, type ShareRecords } from '../../protocol/messages/share-fetch.js';
 import { ShareHeartbeatRequest } from '../../protocol/messages/share-heartbeat.js';
 import { ShareJoinRequest, ShareMemberReply, type ShareMember } from '../../protocol/messages/share-join.js';
@@ -60,7 +64,12 @@ export async function shareFetch(
   return session.conn.request(ShareFetchRequest, req, ShareRecordsReply, timeoutMs === undefined ? {} : { timeoutMs });
 }
 
-export async function shareAck(session: Session, group: string, memberId: string, acks: SharePartitionAcks[]): Promise<ShareAckResult[]> {
+export async function shareAck(
+  session: Session,
+  group: string,
+  memberId: string,
+  acks: SharePartitionAcks[],
+): Promise<ShareAckResult[]> {
   return (await session.conn.request(ShareAckRequest, { group, memberId, acks }, ShareAckResultReply)).results;
 }
 
@@ -69,7 +78,11 @@ export async function describeShareGroup(session: Session, group: string): Promi
   return session.conn.request(ShareDescribeRequest, { group }, ShareDescriptionReply);
 }
 
-export async function alterShareGroup(session: Session, group: string, config: Readonly<Record<string, string | number | boolean>>): Promise<void> {
+export async function alterShareGroup(
+  session: Session,
+  group: string,
+  config: Readonly<Record<string, string | number | boolean>>,
+): Promise<void> {
   checkGroup(session, group);
   const entries = Object.entries(config).map(([key, value]) => ({ key, value: String(value) }));
   if (entries.length === 0) throw new UsageError('alterShareGroup needs at least one config entry');
@@ -80,10 +93,16 @@ export async function alterShareGroup(session: Session, group: string, config: R
   await session.conn.request(ShareAlterRequest, { group, entries }, OkReply);
 }
 
-export async function resetShareGroup(session: Session, group: string, to: ShareResetTarget, topic = ''): Promise<void> {
+export async function resetShareGroup(
+  session: Session,
+  group: string,
+  to: ShareResetTarget,
+  topic = '',
+): Promise<void> {
   checkGroup(session, group);
   if (topic !== '') validateTopicName(topic);
-  const target = to === 'earliest' ? ShareResetTo.EARLIEST : to === 'latest' ? ShareResetTo.LATEST : ShareResetTo.OFFSET;
+  const target =
+    to === 'earliest' ? ShareResetTo.EARLIEST : to === 'latest' ? ShareResetTo.LATEST : ShareResetTo.OFFSET;
   const offset = typeof to === 'bigint' ? to : 0n;
   if (offset < 0n) throw new UsageError(`offset must be ≥ 0, got ${offset}`);
   await session.conn.request(ShareResetRequest, { group, topic, to: target, offset }, OkReply);

@@ -43,7 +43,9 @@ export function batchEntrySize(record: ProducerRecord, withHeaders: boolean): nu
 
 /** FrameLen of a PRODUCE_BATCH to `topic` before any entry. */
 export function batchOverhead(topicBytes: number, idempotent = false, fixedPartition = false): number {
-  return FRAME_HEADER_BYTES + 2 + 4 + topicBytes + 4 + (idempotent ? IDEMPOTENT_BATCH_FIELDS : 0) + (fixedPartition ? 4 : 0);
+  return (
+    FRAME_HEADER_BYTES + 2 + 4 + topicBytes + 4 + (idempotent ? IDEMPOTENT_BATCH_FIELDS : 0) + (fixedPartition ? 4 : 0)
+  );
 }
 
 export function splitBatch<R extends ProducerRecord>(records: readonly R[], options: SplitOptions = {}): R[][] {
@@ -52,7 +54,11 @@ export function splitBatch<R extends ProducerRecord>(records: readonly R[], opti
   if (!Number.isInteger(maxRecords) || maxRecords < 1 || maxRecords > Limits.batchRecords) {
     throw new UsageError(`maxRecords must be 1..${Limits.batchRecords}, got ${maxRecords}`);
   }
-  const overhead = batchOverhead(options.topic === undefined ? Caps.topic : Buffer.byteLength(options.topic), options.idempotent, options.fixedPartition);
+  const overhead = batchOverhead(
+    options.topic === undefined ? Caps.topic : Buffer.byteLength(options.topic),
+    options.idempotent,
+    options.fixedPartition,
+  );
   const withHeaders = records.some((r) => r.headers !== undefined && r.headers.length > 0);
 
   const chunks: R[][] = [];

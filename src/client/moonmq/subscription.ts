@@ -182,7 +182,8 @@ export class Subscription implements AsyncIterable<FetchedRecord>, AsyncDisposab
   }
 
   private fail(error: Error): void {
-    this.failure ??= error instanceof CraterError ? error : new CraterError('ERR_CONNECTION', error.message, { cause: error });
+    this.failure ??=
+      error instanceof CraterError ? error : new CraterError('ERR_CONNECTION', error.message, { cause: error });
     this.wake();
   }
 

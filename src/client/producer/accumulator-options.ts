@@ -61,7 +61,13 @@ export const AccumulatorDefaults = {
   onBufferFull: 'block',
 } as const;
 
-function count(name: string, v: number | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+function count(
+  name: string,
+  v: number | undefined,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const value = v ?? fallback;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new UsageError(`${name} must be an integer ${min}..${max}, got ${value}`);
@@ -77,7 +83,12 @@ export function resolveAccumulatorOptions(
   const recordLimit = limits.idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
   const lingerMs = count('lingerMs', options.lingerMs, AccumulatorDefaults.lingerMs, 0);
   const requestTimeoutMs = count('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, 1);
-  const deliveryTimeoutMs = count('deliveryTimeoutMs', options.deliveryTimeoutMs, AccumulatorDefaults.deliveryTimeoutMs, 1);
+  const deliveryTimeoutMs = count(
+    'deliveryTimeoutMs',
+    options.deliveryTimeoutMs,
+    AccumulatorDefaults.deliveryTimeoutMs,
+    1,
+  );
   if (deliveryTimeoutMs < lingerMs + requestTimeoutMs) {
     throw new UsageError(
       `deliveryTimeoutMs must be at least lingerMs + requestTimeoutMs (${lingerMs} + ${requestTimeoutMs} = ${lingerMs + requestTimeoutMs} ms), got ${deliveryTimeoutMs}: ` +
@@ -90,7 +101,9 @@ export function resolveAccumulatorOptions(
   }
   const batchBytes = count('batchBytes', options.batchBytes, maxFrameBytes, 64, maxFrameBytes);
   if (options.bufferBytes !== undefined && options.bufferBytes < batchBytes) {
-    throw new UsageError(`bufferBytes (${options.bufferBytes}) must be at least batchBytes (${batchBytes}): a full batch has to fit in the buffer`);
+    throw new UsageError(
+      `bufferBytes (${options.bufferBytes}) must be at least batchBytes (${batchBytes}): a full batch has to fit in the buffer`,
+    );
   }
   return {
     batchBytes,

@@ -10,7 +10,13 @@
  * the deadline or close came first); or uncertain (UncertainDeliveryError: the reply was lost after the request
  * left). retry-rule.ts decides which; retries back off inside the record's one delivery deadline.
  */
-import { ConnectionError, DeliveryTimeoutError, type DeliveryRequest, UncertainDeliveryError, UsageError } from '../../errors.js';
+import {
+  ConnectionError,
+  DeliveryTimeoutError,
+  type DeliveryRequest,
+  UncertainDeliveryError,
+  UsageError,
+} from '../../errors.js';
 import { Caps } from '../../protocol/limits.js';
 import type { CodecId, CodecName } from '../../protocol/opcodes.js';
 import { batchEntrySize, batchOverhead } from '../moonmq/split-batch.js';
@@ -20,7 +26,15 @@ import { BufferPool } from './buffer-pool.js';
 import { ProducerBatch } from './producer-batch.js';
 import { MetricsRecorder, type ProducerMetrics } from './producer-metrics.js';
 import { backoffMs, retryRule } from './retry-rule.js';
-import { type BatchResult, isPartitionedSink, type PartitionedProduceSink, type ProduceAck, type ProducerRecord, type ProduceSink, type SendOptions } from './sink.js';
+import {
+  type BatchResult,
+  isPartitionedSink,
+  type PartitionedProduceSink,
+  type ProduceAck,
+  type ProducerRecord,
+  type ProduceSink,
+  type SendOptions,
+} from './sink.js';
 
 /**
  * What a record costs in the buffer beyond its frame bytes: its promise, settle functions and array slots. Measured
@@ -68,7 +82,13 @@ export class RecordAccumulator {
     private readonly options: ResolvedAccumulatorOptions,
     private readonly traits: AccumulatorTraits,
   ) {
-    this.pool = new BufferPool(options.bufferBytes, options.bufferRecords, options.onBufferFull, options.maxBlockMs, options.clock);
+    this.pool = new BufferPool(
+      options.bufferBytes,
+      options.bufferRecords,
+      options.onBufferFull,
+      options.maxBlockMs,
+      options.clock,
+    );
     this.perKeyInFlight = traits.idempotent ? 1 : options.maxInFlight;
     this.partitioned = isPartitionedSink(sink);
   }
@@ -88,7 +108,10 @@ export class RecordAccumulator {
       () => {
         if (!this.closing) return this.append(topic, record, entry, charged);
         this.pool.release(charged, 1);
-        throw new DeliveryTimeoutError('closing', 'the producer closed before the record was admitted; it was not sent');
+        throw new DeliveryTimeoutError(
+          'closing',
+          'the producer closed before the record was admitted; it was not sent',
+        );
       },
       (error: Error) => {
         this.recorder.errors += 1;
@@ -119,19 +142,32 @@ export class RecordAccumulator {
   async close(drainMs = Number.POSITIVE_INFINITY): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    this.pool.rejectWaiters(new DeliveryTimeoutError('closing', 'the producer closed before the record was admitted; it was not sent'));
+    this.pool.rejectWaiters(
+      new DeliveryTimeoutError('closing', 'the producer closed before the record was admitted; it was not sent'),
+    );
     const clock = this.options.clock;
     let timer: unknown;
     const drained = this.flush();
     if (Number.isFinite(drainMs)) {
-      await Promise.race([drained, new Promise<void>((resolve) => (timer = clock.setTimer(resolve, Math.max(0, drainMs))))]);
+      await Promise.race([
+        drained,
+        new Promise<void>((resolve) => (timer = clock.setTimer(resolve, Math.max(0, drainMs)))),
+      ]);
       clock.clearTimer(timer);
     } else {
       await drained;
     }
     for (const batch of [...this.unsettled]) {
       if (batch.state === 'in-flight') this.uncertain(batch, 'the producer closed with its request in flight');
-      else this.fail(batch, new DeliveryTimeoutError('closing', `the producer closed after ${drainMs} ms of draining; ${batch.count} records were not sent`, { cause: batch.lastError }));
+      else
+        this.fail(
+          batch,
+          new DeliveryTimeoutError(
+            'closing',
+            `the producer closed after ${drainMs} ms of draining; ${batch.count} records were not sent`,
+            { cause: batch.lastError },
+          ),
+        );
     }
   }
 
@@ -148,12 +184,16 @@ export class RecordAccumulator {
     if (!this.open.has(topic)) validateTopicName(topic);
     const keyBytes = byteLength(record.key);
     const valueBytes = byteLength(record.value);
-    if (keyBytes > Caps.default) throw new UsageError(`key is ${keyBytes} bytes, over the cap of ${Caps.default}; not sent`);
-    if (valueBytes > Caps.default) throw new UsageError(`value is ${valueBytes} bytes, over the cap of ${Caps.default}; not sent`);
+    if (keyBytes > Caps.default)
+      throw new UsageError(`key is ${keyBytes} bytes, over the cap of ${Caps.default}; not sent`);
+    if (valueBytes > Caps.default)
+      throw new UsageError(`value is ${valueBytes} bytes, over the cap of ${Caps.default}; not sent`);
     const entry = hasHeaders(record) ? batchEntrySize(record, true) : 8 + keyBytes + valueBytes;
     const frame = this.overhead(topic) + entry;
     if (frame > this.options.maxFrameBytes) {
-      throw new UsageError(`record needs a ${frame}-byte frame, over the ${this.options.maxFrameBytes}-byte limit; not sent`);
+      throw new UsageError(
+        `record needs a ${frame}-byte frame, over the ${this.options.maxFrameBytes}-byte limit; not sent`,
+      );
     }
     return entry;
   }
@@ -161,7 +201,11 @@ export class RecordAccumulator {
   private overhead(topic: string): number {
     if (topic !== this.lastTopic) {
       this.lastTopic = topic;
-      this.lastOverhead = batchOverhead(Buffer.byteLength(topic), this.traits.idempotent, this.traits.fixedPartition === true);
+      this.lastOverhead = batchOverhead(
+        Buffer.byteLength(topic),
+        this.traits.idempotent,
+        this.traits.fixedPartition === true,
+      );
     }
     return this.lastOverhead;
   }
@@ -172,7 +216,10 @@ export class RecordAccumulator {
     const key = partition === undefined ? topic : `${topic}\u0000${partition}`;
     let batch = this.open.get(key);
     const o = this.options;
-    if (batch && (batch.count >= o.maxBatchRecords || batch.frameBytes + entry > o.batchBytes || batch.withHeaders !== headers)) {
+    if (
+      batch &&
+      (batch.count >= o.maxBatchRecords || batch.frameBytes + entry > o.batchBytes || batch.withHeaders !== headers)
+    ) {
       this.seal(batch);
       batch = undefined;
     }
@@ -185,7 +232,15 @@ export class RecordAccumulator {
   private openBatch(key: string, topic: string, partition: number | undefined, headers: boolean): ProducerBatch {
     const clock = this.options.clock;
     const now = clock.now();
-    const batch = new ProducerBatch(key, topic, partition, headers, this.overhead(topic), now, now + this.options.deliveryTimeoutMs);
+    const batch = new ProducerBatch(
+      key,
+      topic,
+      partition,
+      headers,
+      this.overhead(topic),
+      now,
+      now + this.options.deliveryTimeoutMs,
+    );
     this.open.set(key, batch);
     this.unsettled.add(batch);
     batch.lingerTimer = clock.setTimer(() => this.seal(batch), this.options.lingerMs);
@@ -241,7 +296,12 @@ export class RecordAccumulator {
       return;
     }
     if (this.sink.canSend?.() === false) {
-      this.fail(batch, new ConnectionError(`the producer's connection is closed; ${batch.count} records to ${batch.topic} were not sent`));
+      this.fail(
+        batch,
+        new ConnectionError(
+          `the producer's connection is closed; ${batch.count} records to ${batch.topic} were not sent`,
+        ),
+      );
       return;
     }
     const now = this.options.clock.now();
@@ -249,7 +309,14 @@ export class RecordAccumulator {
     if (batch.attempts === 1) this.recorder.recordBatch(now - batch.createdAt, batch.frameBytes, batch.count);
     else this.recorder.retries += batch.count;
     this.recorder.recordRequest(batch.count);
-    batch.request = { requestId: ++this.requestIds, topic: batch.topic, attempt: batch.attempts, records: batch.count, position: 0, sentAtMs: now };
+    batch.request = {
+      requestId: ++this.requestIds,
+      topic: batch.topic,
+      attempt: batch.attempts,
+      records: batch.count,
+      position: 0,
+      sentAtMs: now,
+    };
     batch.state = 'in-flight';
     batch.inFlight = true;
     this.inFlight += 1;
@@ -273,9 +340,15 @@ export class RecordAccumulator {
    */
   private request(batch: ProducerBatch, options: SendOptions): Promise<BatchResult> {
     if (this.partitioned && batch.partition !== undefined) {
-      return (this.sink as PartitionedProduceSink).sendPartitionBatch(batch.topic, batch.partition, batch.records, options);
+      return (this.sink as PartitionedProduceSink).sendPartitionBatch(
+        batch.topic,
+        batch.partition,
+        batch.records,
+        options,
+      );
     }
-    if (batch.count === 1 && !batch.withHeaders && this.traits.fixedPartition !== true) return this.sink.send(batch.topic, batch.records[0]!, options).then((ack) => ({ acks: [ack] }));
+    if (batch.count === 1 && !batch.withHeaders && this.traits.fixedPartition !== true)
+      return this.sink.send(batch.topic, batch.records[0]!, options).then((ack) => ({ acks: [ack] }));
     return this.sink.sendBatch(batch.topic, batch.records, options);
   }
 
@@ -307,11 +380,19 @@ export class RecordAccumulator {
       batch.resolvePrefix(result.acks);
       this.finish(batch);
     } else {
-      const tail = batch.splitTail(landed, this.overhead(batch.topic), (r) => batchEntrySize(r, batch.withHeaders), RECORD_OVERHEAD_BYTES);
+      const tail = batch.splitTail(
+        landed,
+        this.overhead(batch.topic),
+        (r) => batchEntrySize(r, batch.withHeaders),
+        RECORD_OVERHEAD_BYTES,
+      );
       batch.resolvePrefix(result.acks);
       this.finish(batch, true);
       this.unsettled.add(tail);
-      tail.deadlineTimer = this.options.clock.setTimer(() => this.expire(tail), Math.max(0, tail.deadline - this.options.clock.now()));
+      tail.deadlineTimer = this.options.clock.setTimer(
+        () => this.expire(tail),
+        Math.max(0, tail.deadline - this.options.clock.now()),
+      );
       if (retryRule(result.error) === 'retry') this.retry(tail, result.error);
       else this.fail(tail, result.error);
     }
@@ -350,7 +431,10 @@ export class RecordAccumulator {
   private expire(batch: ProducerBatch): void {
     if (batch.settled) return;
     if (batch.state === 'in-flight') {
-      this.uncertain(batch, `the ${this.options.deliveryTimeoutMs} ms delivery deadline passed with its request in flight`);
+      this.uncertain(
+        batch,
+        `the ${this.options.deliveryTimeoutMs} ms delivery deadline passed with its request in flight`,
+      );
       return;
     }
     const phase = batch.attempts === 0 ? 'queued' : 'retrying';
@@ -375,7 +459,9 @@ export class RecordAccumulator {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
-      const errors = batch.records.map((r, i) => new UncertainDeliveryError(r, { ...request, position: i } satisfies DeliveryRequest, why, { cause }));
+      const errors = batch.records.map(
+        (r, i) => new UncertainDeliveryError(r, { ...request, position: i } satisfies DeliveryRequest, why, { cause }),
+      );
       batch.rejectFrom(0, (i) => errors[i]!);
     } finally {
       Error.stackTraceLimit = limit;

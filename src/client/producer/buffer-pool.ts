@@ -52,7 +52,9 @@ export class BufferPool {
   wait(bytes: number): Promise<void> {
     if (this.mode === 'reject' || this.maxBlockMs === 0) return Promise.reject(this.refusal('reject', bytes, 0));
     if (this.waiters.length > 0 && this.waitingBytes + bytes > this.totalBytes / 4) {
-      return Promise.reject(this.refusal('block', bytes, 0, 'sends already waiting for room hold a quarter of the buffer'));
+      return Promise.reject(
+        this.refusal('block', bytes, 0, 'sends already waiting for room hold a quarter of the buffer'),
+      );
     }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { bytes, since: this.clock.now(), timer: undefined, resolve, reject };
@@ -105,7 +107,9 @@ export class BufferPool {
   private refusal(mode: 'block' | 'reject', bytes: number, waitedMs: number, why?: string): BufferExhaustedError {
     this.exhausted += 1;
     const used = `${this.usedBytes} of ${this.totalBytes} bytes and ${this.usedRecords} records in use`;
-    const reason = why ?? (mode === 'reject' ? `${used}, onBufferFull is 'reject'` : `${used} after waiting ${Math.round(waitedMs)} ms`);
+    const reason =
+      why ??
+      (mode === 'reject' ? `${used}, onBufferFull is 'reject'` : `${used} after waiting ${Math.round(waitedMs)} ms`);
     return new BufferExhaustedError(mode, bytes, this.totalBytes, waitedMs, reason);
   }
 }

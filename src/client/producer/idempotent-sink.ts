@@ -27,7 +27,15 @@ import { ProduceBatchAckReply, ProduceBatchRequest } from '../../protocol/messag
 import { ProduceIdempotentRequest } from '../../protocol/messages/produce-idempotent.js';
 import { BatchFlag } from '../../protocol/opcodes.js';
 import { brokerError } from '../moonmq/connection.js';
-import { type BatchResult, type ProduceAck, type ProducerRecord, codecId, prepareBatch, requireHeaderSupport, toBuffer } from '../moonmq/produce-ops.js';
+import {
+  type BatchResult,
+  type ProduceAck,
+  type ProducerRecord,
+  codecId,
+  prepareBatch,
+  requireHeaderSupport,
+  toBuffer,
+} from '../moonmq/produce-ops.js';
 import type { ProduceSink, SendOptions } from './producer.js';
 import type { Session } from '../moonmq/session.js';
 import { validateBatchCount, validateBytes, validateString, validateTopicName } from '../validate.js';
@@ -59,7 +67,10 @@ const MAX_RETRY_PAUSE_MS = 1_000;
  * What the producer's session does after the broker answered `code` (from the table only): go on, start a new one
  * before the next request, or, inside an open transaction, start one once the transaction has ended.
  */
-export function sessionAfterError(code: number, inTransaction: boolean): 'keep' | 'new-session' | 'new-session-after-transaction' {
+export function sessionAfterError(
+  code: number,
+  inTransaction: boolean,
+): 'keep' | 'new-session' | 'new-session-after-transaction' {
   if (errorRule(code).producer !== 'new-session') return 'keep';
   return inTransaction ? 'new-session-after-transaction' : 'new-session';
 }
@@ -99,7 +110,8 @@ export class IdempotentSink implements ProduceSink {
   ) {
     this.producerName = options.producerName ?? '';
     validateString('producer name', this.producerName, Caps.producerName);
-    if (!borrowed && !options.reconnect) throw new UsageError('an idempotent producer needs a session or a way to open one');
+    if (!borrowed && !options.reconnect)
+      throw new UsageError('an idempotent producer needs a session or a way to open one');
     this.session = borrowed;
   }
 
@@ -164,7 +176,9 @@ export class IdempotentSink implements ProduceSink {
         if (prepared.withHeaders) requireHeaderSupport(session);
         const flags = BatchFlag.IDEMPOTENT | (prepared.withHeaders ? BatchFlag.HEADERS : 0);
         const message = { flags, codec, topic, ...id, baseSeq, records: prepared.records };
-        return session.conn.request(ProduceBatchRequest, message, ProduceBatchAckReply, { timeoutMs: options.timeoutMs });
+        return session.conn.request(ProduceBatchRequest, message, ProduceBatchAckReply, {
+          timeoutMs: options.timeoutMs,
+        });
       });
       this.advance(topic, ack.acks.length);
       if (ack.errorCode === 0) return { acks: ack.acks };
@@ -250,14 +264,16 @@ export class IdempotentSink implements ProduceSink {
   /** The current session and identity: a new connection and a new producer session after an unrecoverable loss. */
   private async ready(): Promise<{ session: Session; id: ProducerIdentity }> {
     if (!this.session || this.session.conn.closed) {
-      if (this.holdSession) throw new ConnectionError('the connection was lost, and the broker aborts the open transaction with it');
+      if (this.holdSession)
+        throw new ConnectionError('the connection was lost, and the broker aborts the open transaction with it');
       if (!this.options.reconnect) throw new ConnectionError('the idempotent producer lost its connection');
       // A durable producer keeps its session (and sequences) when the broker lets it resume; else a new one starts.
       if (this.identity && this.producerName !== '') {
         try {
           return await this.resume(new ConnectionError('the connection was lost between requests'));
         } catch (error) {
-          if (!(error instanceof ConnectionError) || this.session === undefined || this.session.conn.closed) throw error;
+          if (!(error instanceof ConnectionError) || this.session === undefined || this.session.conn.closed)
+            throw error;
         }
       } else {
         await this.replaceSession();
@@ -266,7 +282,11 @@ export class IdempotentSink implements ProduceSink {
     }
     const session = this.session!;
     if (!this.identity) {
-      this.identity = await session.conn.request(InitProducerIdRequest, { producerName: this.producerName }, ProducerIdReply);
+      this.identity = await session.conn.request(
+        InitProducerIdRequest,
+        { producerName: this.producerName },
+        ProducerIdReply,
+      );
       this.nextSeq.clear();
     }
     return { session, id: this.identity };
@@ -277,16 +297,24 @@ export class IdempotentSink implements ProduceSink {
     const id = this.identity!;
     const unknown = (why: string): ConnectionError => {
       this.identity = undefined;
-      return new ConnectionError(`connection lost with a request in flight whose outcome is unknown: ${why}`, { cause });
+      return new ConnectionError(`connection lost with a request in flight whose outcome is unknown: ${why}`, {
+        cause,
+      });
     };
     if (!this.options.reconnect) throw unknown('no way to reconnect');
-    if (this.producerName === '') throw unknown('an ephemeral producer cannot resume its sequences on a new connection');
+    if (this.producerName === '')
+      throw unknown('an ephemeral producer cannot resume its sequences on a new connection');
     await this.replaceSession();
     const session = this.session!;
     if (!session.server.isCrater) throw unknown(`${session.conn.label} cannot resume a producer session`);
     try {
-      const resumed = await session.conn.request(InitProducerIdRequest, { producerName: this.producerName, resume: id }, ProducerIdReply);
-      if (resumed.producerId !== id.producerId || resumed.epoch !== id.epoch) throw unknown('the broker started a new session');
+      const resumed = await session.conn.request(
+        InitProducerIdRequest,
+        { producerName: this.producerName, resume: id },
+        ProducerIdReply,
+      );
+      if (resumed.producerId !== id.producerId || resumed.epoch !== id.epoch)
+        throw unknown('the broker started a new session');
       return { session, id };
     } catch (error) {
       if (error instanceof BrokerError) throw unknown(error.message);

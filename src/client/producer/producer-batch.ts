@@ -78,8 +78,21 @@ export class ProducerBatch {
   }
 
   /** Moves records `from`.. into a new batch (the unsent tail of a partial append); this batch keeps the prefix. */
-  splitTail(from: number, overheadBytes: number, entryBytes: (r: ProducerRecord) => number, recordOverheadBytes: number): ProducerBatch {
-    const tail = new ProducerBatch(this.key, this.topic, this.partition, this.withHeaders, overheadBytes, this.createdAt, this.deadline);
+  splitTail(
+    from: number,
+    overheadBytes: number,
+    entryBytes: (r: ProducerRecord) => number,
+    recordOverheadBytes: number,
+  ): ProducerBatch {
+    const tail = new ProducerBatch(
+      this.key,
+      this.topic,
+      this.partition,
+      this.withHeaders,
+      overheadBytes,
+      this.createdAt,
+      this.deadline,
+    );
     for (let i = from; i < this.count; i++) {
       const record = this.records[i]!;
       const entry = entryBytes(record);

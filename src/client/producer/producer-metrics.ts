@@ -30,7 +30,13 @@ export interface ProducerMetrics {
 }
 
 function histogram(highest: number): Histogram {
-  return build({ bitBucketSize: 32, useWebAssembly: false, lowestDiscernibleValue: 1, highestTrackableValue: highest, numberOfSignificantValueDigits: 3 });
+  return build({
+    bitBucketSize: 32,
+    useWebAssembly: false,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: highest,
+    numberOfSignificantValueDigits: 3,
+  });
 }
 
 export class MetricsRecorder {
@@ -63,12 +69,16 @@ export class MetricsRecorder {
     this.recordsSent += records;
   }
 
-  snapshot(buffer: { totalBytes: number; availableBytes: number; exhausted: number }, inFlight: number): ProducerMetrics {
+  snapshot(
+    buffer: { totalBytes: number; availableBytes: number; exhausted: number },
+    inFlight: number,
+  ): ProducerMetrics {
     const n = this.batches;
     const avg = (sum: number, of: number): number => (of === 0 ? 0 : sum / of);
     const q = this.queueTimeUs;
     const b = this.batchBytes;
-    const at = (h: Histogram, p: number): number => (h.totalCount === 0 ? 0 : Math.min(h.maxValue, h.getValueAtPercentile(p)));
+    const at = (h: Histogram, p: number): number =>
+      h.totalCount === 0 ? 0 : Math.min(h.maxValue, h.getValueAtPercentile(p));
     return {
       'record-queue-time-avg': avg(this.queueTimeSumMs, n),
       'record-queue-time-max': q.totalCount === 0 ? 0 : q.maxValue / 1000,

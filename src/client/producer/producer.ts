@@ -47,7 +47,9 @@ export interface ProducerOptions extends SendOptions, AccumulatorOptions {
 /** Whether `options` ask for an idempotent producer; a name with `idempotent: false` is a contradiction. */
 export function wantsIdempotence(options: ProducerOptions): boolean {
   if (options.idempotent === false && options.producerName !== undefined) {
-    throw new UsageError('producerName makes a durable idempotent producer; it cannot be combined with idempotent: false');
+    throw new UsageError(
+      'producerName makes a durable idempotent producer; it cannot be combined with idempotent: false',
+    );
   }
   return options.idempotent === true || options.producerName !== undefined;
 }
@@ -70,7 +72,11 @@ export class Producer implements AsyncDisposable {
       { ...options, requestTimeoutMs: options.requestTimeoutMs ?? options.timeoutMs },
       { maxFrameBytes: options.maxFrameBytes, idempotent },
     );
-    this.accumulator = new RecordAccumulator(sink, resolved, { idempotent, codec: options.codec, fixedPartition: options.partition !== undefined });
+    this.accumulator = new RecordAccumulator(sink, resolved, {
+      idempotent,
+      codec: options.codec,
+      fixedPartition: options.partition !== undefined,
+    });
   }
 
   private readonly maxBatchRecords: number;
@@ -126,7 +132,8 @@ export class Producer implements AsyncDisposable {
 
   private transactions(): TransactionManager {
     if (this.txn) return this.txn;
-    if (!(this.sink instanceof IdempotentSink)) throw new UsageError('transactions need a durable producer: give the producer a producerName');
+    if (!(this.sink instanceof IdempotentSink))
+      throw new UsageError('transactions need a durable producer: give the producer a producerName');
     this.txn = new TransactionManager(this.sink);
     return this.txn;
   }

@@ -15,7 +15,11 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 export type RetryRule = 'retry' | 'fatal' | 'unknown';
 
 /** Broker codes after which the records that did not land may be sent again. */
-const RETRIABLE_CODES: ReadonlySet<number> = new Set([ErrorCode.RATE_LIMITED, ErrorCode.INTERNAL, ErrorCode.NOT_LEADER]);
+const RETRIABLE_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.RATE_LIMITED,
+  ErrorCode.INTERNAL,
+  ErrorCode.NOT_LEADER,
+]);
 
 export function brokerRule(errorCode: number): RetryRule {
   return RETRIABLE_CODES.has(errorCode) ? 'retry' : 'fatal';

@@ -51,10 +51,14 @@ export interface ProduceSink {
  */
 export interface PartitionedProduceSink extends ProduceSink {
   partitionFor(topic: string, record: ProducerRecord): number;
-  sendPartitionBatch(topic: string, partition: number, records: readonly ProducerRecord[], options: SendOptions): Promise<BatchResult>;
+  sendPartitionBatch(
+    topic: string,
+    partition: number,
+    records: readonly ProducerRecord[],
+    options: SendOptions,
+  ): Promise<BatchResult>;
 }
 
 export function isPartitionedSink(sink: ProduceSink): sink is PartitionedProduceSink {
   return typeof (sink as Partial<PartitionedProduceSink>).sendPartitionBatch === 'function';
 }
-

@@ -57,10 +57,14 @@ export class TransactionManager {
     this.requireOpen('sendOffsetsToTransaction');
     validateString('group', group, Caps.group);
     if (offsets.length === 0) return;
-    if (offsets.length > Limits.txnOffsetEntries) throw new UsageError(`at most ${Limits.txnOffsetEntries} offsets per call, got ${offsets.length}`);
+    if (offsets.length > Limits.txnOffsetEntries)
+      throw new UsageError(`at most ${Limits.txnOffsetEntries} offsets per call, got ${offsets.length}`);
     for (const o of offsets) validateTopicName(o.topic);
     try {
-      await this.sink.exclusive((session) => session.conn.request(TxnOffsetCommitRequest, { group, offsets: [...offsets] }, OkReply), false);
+      await this.sink.exclusive(
+        (session) => session.conn.request(TxnOffsetCommitRequest, { group, offsets: [...offsets] }, OkReply),
+        false,
+      );
     } catch (error) {
       this.markFailed(error as Error);
       throw error;
@@ -89,7 +93,9 @@ export class TransactionManager {
 
   /** What a send or commit gets once a request inside the transaction failed. */
   failedError(): UsageError {
-    return new UsageError(`a request in this transaction failed (${this.failure?.message ?? 'unknown error'}): abort it`);
+    return new UsageError(
+      `a request in this transaction failed (${this.failure?.message ?? 'unknown error'}): abort it`,
+    );
   }
 
   /** A send inside the transaction failed: only abort is possible from here. */

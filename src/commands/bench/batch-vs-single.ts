@@ -39,16 +39,26 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'THRESHOLD'])}`;
   static override flags = {
     records: Flags.integer({ char: 'n', description: 'Records per mode and repeat.', default: 400, min: 1 }),
     repeat: Flags.integer({ description: 'Timed repeats of each mode.', default: 5, min: 1, max: 1000 }),
-    'batch-sizes': Flags.string({ description: 'Also sweep these batch sizes, e.g. 1,10,100,1000.', helpValue: 'list' }),
-    'min-speedup': Flags.string({ description: `Exit ${ExitCode.THRESHOLD} (THRESHOLD) when the speedup is below this.`, helpValue: 'x' }),
+    'batch-sizes': Flags.string({
+      description: 'Also sweep these batch sizes, e.g. 1,10,100,1000.',
+      helpValue: 'list',
+    }),
+    'min-speedup': Flags.string({
+      description: `Exit ${ExitCode.THRESHOLD} (THRESHOLD) when the speedup is below this.`,
+      helpValue: 'x',
+    }),
     ...benchTargetFlags(),
   };
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(BenchBatchVsSingle);
     const minSpeedup = flags['min-speedup'] === undefined ? undefined : Number(flags['min-speedup']);
-    if (minSpeedup !== undefined && !(minSpeedup > 0)) throw new UsageError(`invalid --min-speedup "${flags['min-speedup']}": expected a positive number`);
-    const batchSizes = flags['batch-sizes'] === undefined ? undefined : parseBatchSizes(flags['batch-sizes'], flags.idempotent ? 1024 : 10_000);
+    if (minSpeedup !== undefined && !(minSpeedup > 0))
+      throw new UsageError(`invalid --min-speedup "${flags['min-speedup']}": expected a positive number`);
+    const batchSizes =
+      flags['batch-sizes'] === undefined
+        ? undefined
+        : parseBatchSizes(flags['batch-sizes'], flags.idempotent ? 1024 : 10_000);
     const { runBatchVsSingle } = await import('../../bench/batch-vs-single.js');
     const render = await import('../../cli/render/bench.js');
     const { createSpinner } = await import('../../cli/terminal.js');
@@ -57,10 +67,17 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'THRESHOLD'])}`;
     let report;
     try {
       report = await runBatchVsSingle({
-        broker: flags.broker, username: flags.username, password: flags.password,
+        broker: flags.broker,
+        username: flags.username,
+        password: flags.password,
         acks: flags.acks as 'none' | 'leader' | undefined,
-        records: flags.records, valueSize: flags['value-size'], partitions: flags.partitions,
-        codec: flags.codec as 'none' | 'gzip' | 'snappy', repeat: flags.repeat, batchSizes, idempotent: flags.idempotent,
+        records: flags.records,
+        valueSize: flags['value-size'],
+        partitions: flags.partitions,
+        codec: flags.codec as 'none' | 'gzip' | 'snappy',
+        repeat: flags.repeat,
+        batchSizes,
+        idempotent: flags.idempotent,
         onProgress: (step) => (spinner.text = step),
       });
       spinner.stop();
@@ -83,7 +100,10 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'THRESHOLD'])}`;
     }
     this.out(render.batchVsSingleSummary(report));
     this.out(this.table(render.modeColumns(), render.modeRows(report)));
-    this.out(this.chalk.bold(`speedup: ${report.speedup.toFixed(1)}x`) + ` (batch median ${report.batch.wallMs.median.toFixed(2)} ms)`);
+    this.out(
+      this.chalk.bold(`speedup: ${report.speedup.toFixed(1)}x`) +
+        ` (batch median ${report.batch.wallMs.median.toFixed(2)} ms)`,
+    );
     const chart = render.sweepChart(report);
     if (chart !== '') this.out(`\n${chart}`);
     if (!passed) this.diag(this.stderrChalk.red(shortfall));

@@ -11,17 +11,38 @@ export default class BenchConsumer extends BaseCommand {
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
-  static override examples = ['<%= config.bin %> <%= command.id %>', "<%= config.bin %> <%= command.id %> --records 500000 --exec 'wc -l > /dev/null' --json"];
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    "<%= config.bin %> <%= command.id %> --records 500000 --exec 'wc -l > /dev/null' --json",
+  ];
 
   static override flags = {
     records: Flags.integer({ char: 'n', description: 'Records to produce and consume.', default: 200_000, min: 1 }),
     'max-size': Flags.integer({ description: 'Batch consumer maxSize.', default: 500, min: 1 }),
-    'fetch-size': Flags.integer({ description: 'Records per FETCH, for the plain fetch and the batch consumer.', default: 1000, min: 1 }),
+    'fetch-size': Flags.integer({
+      description: 'Records per FETCH, for the plain fetch and the batch consumer.',
+      default: 1000,
+      min: 1,
+    }),
     workers: Flags.integer({ description: 'Batch consumer workers.', default: 1, min: 1, max: 64 }),
-    exec: Flags.string({ description: 'The command for the consume --exec path.', default: 'cat > /dev/null', helpValue: 'CMD' }),
+    exec: Flags.string({
+      description: 'The command for the consume --exec path.',
+      default: 'cat > /dev/null',
+      helpValue: 'CMD',
+    }),
     'no-exec': Flags.boolean({ description: 'Skip the consume --exec path.' }),
-    repeat: Flags.integer({ description: 'Timed runs of each path, alternating; medians are reported.', default: 3, min: 1, max: 100 }),
-    'exec-batch-size': Flags.integer({ description: 'Records per batch for the consume --exec path.', default: 10_000, min: 1, max: 10_000 }),
+    repeat: Flags.integer({
+      description: 'Timed runs of each path, alternating; medians are reported.',
+      default: 3,
+      min: 1,
+      max: 100,
+    }),
+    'exec-batch-size': Flags.integer({
+      description: 'Records per batch for the consume --exec path.',
+      default: 10_000,
+      min: 1,
+      max: 10_000,
+    }),
     ...benchTargetFlags(),
   };
 
@@ -37,11 +58,32 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
       ? undefined
       : {
           command: flags.exec,
-          run: async (client: import('../../client/index.js').Client, topic: string, group: string, records: number) => {
+          run: async (
+            client: import('../../client/index.js').Client,
+            topic: string,
+            group: string,
+            records: number,
+          ) => {
             const t0 = performance.now();
             const s = await runExecConsume(
               client,
-              { topics: [topic], group, command: flags.exec, batchSize: execBatch, batchTimeoutMs: 50, retries: 0, backoff: { type: 'fixed', delayMs: 0 }, onExhausted: 'discard', workers: 1, filters: [], transactional: false, encoding: 'auto', commitIntervalMs: 5_000, stopAfter: records, progress: false },
+              {
+                topics: [topic],
+                group,
+                command: flags.exec,
+                batchSize: execBatch,
+                batchTimeoutMs: 50,
+                retries: 0,
+                backoff: { type: 'fixed', delayMs: 0 },
+                onExhausted: 'discard',
+                workers: 1,
+                filters: [],
+                transactional: false,
+                encoding: 'auto',
+                commitIntervalMs: 5_000,
+                stopAfter: records,
+                progress: false,
+              },
               new AbortController().signal,
               { passThrough: () => undefined, diag: () => undefined },
             );
@@ -52,9 +94,18 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     let report;
     try {
       report = await runConsumerBench({
-        broker: flags.broker, username: flags.username, password: flags.password, acks: flags.acks as 'none' | 'leader' | undefined,
-        records: flags.records, valueSize: flags['value-size'], partitions: flags.partitions,
-        maxSize: flags['max-size'], fetchSize: flags['fetch-size'], workers: flags.workers, repeat: flags.repeat, exec,
+        broker: flags.broker,
+        username: flags.username,
+        password: flags.password,
+        acks: flags.acks as 'none' | 'leader' | undefined,
+        records: flags.records,
+        valueSize: flags['value-size'],
+        partitions: flags.partitions,
+        maxSize: flags['max-size'],
+        fetchSize: flags['fetch-size'],
+        workers: flags.workers,
+        repeat: flags.repeat,
+        exec,
         onProgress: (step) => (spinner.text = step),
       });
       spinner.stop();

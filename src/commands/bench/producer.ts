@@ -40,17 +40,38 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
   static override flags = {
     producers: Flags.integer({ description: 'Producers, one connection each.', default: 1, min: 1, max: 256 }),
-    rate: size({ description: 'Total bytes/s of key + value over all producers (MB, MiB accepted); default: unthrottled.' }),
-    'batch-bytes': size({ description: 'Batch target B in frame bytes (KiB / MiB accepted). [default: 1MiB, the frame limit]' }),
-    linger: Flags.custom<number>({ parse: async (input) => parseLingerMs(input), helpValue: 'TIME' })({ description: 'Linger L (ms, or with s; 0 allowed).', default: 5 }),
+    rate: size({
+      description: 'Total bytes/s of key + value over all producers (MB, MiB accepted); default: unthrottled.',
+    }),
+    'batch-bytes': size({
+      description: 'Batch target B in frame bytes (KiB / MiB accepted). [default: 1MiB, the frame limit]',
+    }),
+    linger: Flags.custom<number>({ parse: async (input) => parseLingerMs(input), helpValue: 'TIME' })({
+      description: 'Linger L (ms, or with s; 0 allowed).',
+      default: 5,
+    }),
     duration: time({ description: 'Length of each measured run.', default: 5_000 }),
     'buffer-bytes': size({ description: "Each producer's buffer. [default: 32MiB]" }),
     'delivery-timeout': time({ description: 'Delivery timeout of each record. [default: 120s]' }),
     'request-timeout': time({ description: 'Timeout of each request. [default: 30s]' }),
-    sweep: Flags.string({ description: 'Repeat for each value: linger=V,V,… or batch-bytes=V,V,…', helpValue: 'PARAM=V,V,…' }),
+    sweep: Flags.string({
+      description: 'Repeat for each value: linger=V,V,… or batch-bytes=V,V,…',
+      helpValue: 'PARAM=V,V,…',
+    }),
     'stall-after': time({ description: 'Freeze the embedded broker this long into the run (SIGSTOP).' }),
-    baseline: Flags.boolean({ description: 'Unthrottled: also measure hand-made batches in the same run.', default: true, allowNo: true }),
-    ...(({ broker, username, password, acks, partitions, 'value-size': valueSize }) => ({ broker, username, password, acks, partitions, 'value-size': valueSize }))(benchTargetFlags()),
+    baseline: Flags.boolean({
+      description: 'Unthrottled: also measure hand-made batches in the same run.',
+      default: true,
+      allowNo: true,
+    }),
+    ...(({ broker, username, password, acks, partitions, 'value-size': valueSize }) => ({
+      broker,
+      username,
+      password,
+      acks,
+      partitions,
+      'value-size': valueSize,
+    }))(benchTargetFlags()),
   };
 
   async run(): Promise<unknown> {
@@ -64,11 +85,23 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     try {
       report = await runProducerBench(
         {
-          broker: flags.broker, username: flags.username, password: flags.password, acks: flags.acks as 'none' | 'leader' | undefined,
-          producers: flags.producers, partitions: flags.partitions, rateBytesPerSec: flags.rate, batchBytes: flags['batch-bytes'],
-          lingerMs: flags.linger, durationMs: flags.duration, valueSize: flags['value-size'], bufferBytes: flags['buffer-bytes'],
-          deliveryTimeoutMs: flags['delivery-timeout'], requestTimeoutMs: flags['request-timeout'], baseline: flags.baseline,
-          stallAfterMs: flags['stall-after'], onProgress: (step) => (spinner.text = step),
+          broker: flags.broker,
+          username: flags.username,
+          password: flags.password,
+          acks: flags.acks as 'none' | 'leader' | undefined,
+          producers: flags.producers,
+          partitions: flags.partitions,
+          rateBytesPerSec: flags.rate,
+          batchBytes: flags['batch-bytes'],
+          lingerMs: flags.linger,
+          durationMs: flags.duration,
+          valueSize: flags['value-size'],
+          bufferBytes: flags['buffer-bytes'],
+          deliveryTimeoutMs: flags['delivery-timeout'],
+          requestTimeoutMs: flags['request-timeout'],
+          baseline: flags.baseline,
+          stallAfterMs: flags['stall-after'],
+          onProgress: (step) => (spinner.text = step),
         },
         sweep,
       );

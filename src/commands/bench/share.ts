@@ -11,15 +11,28 @@ export default class BenchShare extends BaseCommand {
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --consumers 8 --records 200000 --json'];
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --consumers 8 --records 200000 --json',
+  ];
 
   static override flags = {
     records: Flags.integer({ char: 'n', description: 'Records to drain.', default: 100_000, min: 1 }),
     consumers: Flags.integer({ description: 'Share consumers in the group.', default: 4, min: 1, max: 64 }),
     partitions: Flags.integer({ description: 'Partitions of the bench topic.', default: 4, min: 1, max: 1024 }),
-    'value-size': Flags.integer({ description: 'Value bytes per record (keys are 8 bytes).', default: 100, min: 1, max: 1_000_000 }),
+    'value-size': Flags.integer({
+      description: 'Value bytes per record (keys are 8 bytes).',
+      default: 100,
+      min: 1,
+      max: 1_000_000,
+    }),
     'max-records': Flags.integer({ description: 'Records per SHARE_FETCH.', default: 1000, min: 1, max: 10_000 }),
-    broker: Flags.custom<string>({ char: 'b', description: 'Run against this crater broker instead of an embedded one.', helpValue: 'host:port', parse: async (s) => formatHostPort(parseHostPort(s)) })(),
+    broker: Flags.custom<string>({
+      char: 'b',
+      description: 'Run against this crater broker instead of an embedded one.',
+      helpValue: 'host:port',
+      parse: async (s) => formatHostPort(parseHostPort(s)),
+    })(),
     username: usernameFlag(),
     password: passwordFlag(),
   };
@@ -33,8 +46,14 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     let report;
     try {
       report = await runShareBench({
-        broker: flags.broker, username: flags.username, password: flags.password,
-        records: flags.records, consumers: flags.consumers, partitions: flags.partitions, valueSize: flags['value-size'], maxRecords: flags['max-records'],
+        broker: flags.broker,
+        username: flags.username,
+        password: flags.password,
+        records: flags.records,
+        consumers: flags.consumers,
+        partitions: flags.partitions,
+        valueSize: flags['value-size'],
+        maxRecords: flags['max-records'],
         onProgress: (step) => (spinner.text = step),
       });
       spinner.stop();
@@ -57,7 +76,10 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
           ['duplicates', report.duplicates],
           ['broker peak RSS', mib(report.brokerPeakRssBytes)],
           ['fsyncs', report.fsyncs ?? 'n/a'],
-          ['CPU client / broker', `${report.clientCpuMs.toFixed(0)} ms / ${report.brokerCpuMs === null ? 'n/a' : `${report.brokerCpuMs.toFixed(0)} ms`}`],
+          [
+            'CPU client / broker',
+            `${report.clientCpuMs.toFixed(0)} ms / ${report.brokerCpuMs === null ? 'n/a' : `${report.brokerCpuMs.toFixed(0)} ms`}`,
+          ],
         ],
         this.chalk,
       ),

@@ -22,12 +22,18 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
   static override flags = {
     records: Flags.integer({ char: 'n', description: 'Records to produce.', default: 100_000, min: 1 }),
-    duration: Flags.string({ description: 'Produce for this long instead of a record count (ms, or with s / m).', helpValue: 'time' }),
+    duration: Flags.string({
+      description: 'Produce for this long instead of a record count (ms, or with s / m).',
+      helpValue: 'time',
+    }),
     'batch-size': Flags.integer({ description: 'Records per PRODUCE_BATCH.', default: 1000, min: 1, max: 10_000 }),
     'in-flight': Flags.integer({ description: 'Batches pipelined on each connection.', default: 1, min: 1, max: 1024 }),
     connections: Flags.integer({ description: 'Producing connections.', default: 1, min: 1, max: 256 }),
     'fetch-size': Flags.integer({ description: 'Records asked for per FETCH.', default: 1000, min: 1 }),
-    rate: Flags.integer({ description: 'Open-loop target in records/s (latency from the schedule); default: as fast as possible.', min: 1 }),
+    rate: Flags.integer({
+      description: 'Open-loop target in records/s (latency from the schedule); default: as fast as possible.',
+      min: 1,
+    }),
     ...benchTargetFlags(),
   };
 
@@ -43,11 +49,20 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     let report;
     try {
       report = await runThroughput({
-        broker: flags.broker, username: flags.username, password: flags.password,
+        broker: flags.broker,
+        username: flags.username,
+        password: flags.password,
         acks: flags.acks as 'none' | 'leader' | undefined,
-        records: flags.records, durationMs, batchSize: flags['batch-size'], inFlight: flags['in-flight'],
-        connections: flags.connections, fetchSize: flags['fetch-size'], ratePerSec: flags.rate,
-        valueSize: flags['value-size'], partitions: flags.partitions, codec: flags.codec as 'none' | 'gzip' | 'snappy',
+        records: flags.records,
+        durationMs,
+        batchSize: flags['batch-size'],
+        inFlight: flags['in-flight'],
+        connections: flags.connections,
+        fetchSize: flags['fetch-size'],
+        ratePerSec: flags.rate,
+        valueSize: flags['value-size'],
+        partitions: flags.partitions,
+        codec: flags.codec as 'none' | 'gzip' | 'snappy',
         onProgress: (step) => (spinner.text = step),
       });
       spinner.stop();

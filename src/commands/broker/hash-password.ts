@@ -17,7 +17,9 @@ export default class BrokerHashPassword extends BaseCommand {
     const { hashPassword } = await import('../../broker/index.js');
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+    const password = Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
     if (password === '') this.fail(ExitCode.USAGE, 'no password on stdin');
     const hash = await hashPassword(password, flags.iterations);
     this.out(hash);

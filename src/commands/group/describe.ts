@@ -21,7 +21,16 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     const { committedColumns, memberColumns, memberRows } = await import('../../cli/render/admin.js');
     const { renderPairs } = await import('../../cli/render/table.js');
     const group = await withClient(flags, (c) => c.describeGroup(args.group));
-    this.out(renderPairs([['group', group.groupId], ['state', group.state], ['members', group.members.length]], this.chalk));
+    this.out(
+      renderPairs(
+        [
+          ['group', group.groupId],
+          ['state', group.state],
+          ['members', group.members.length],
+        ],
+        this.chalk,
+      ),
+    );
     if (group.members.length > 0) this.out(`\n${this.table(memberColumns, memberRows(group))}`);
     if (group.offsets.length > 0) this.out(`\n${this.table(committedColumns, group.offsets)}`);
     return group;

@@ -29,9 +29,21 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
   static override flags = {
     ...connectionFlags(),
-    to: Flags.string({ description: 'New position: earliest, latest, OFFSET, -N or @TIMESTAMP_MS.', required: true, helpValue: 'POSITION' }),
-    partition: Flags.integer({ char: 'p', description: 'Only this partition (1-based; repeatable).', multiple: true, min: 1 }),
-    'dry-run': Flags.boolean({ description: 'Show the new offsets; change nothing.', exactlyOne: ['dry-run', 'execute'] }),
+    to: Flags.string({
+      description: 'New position: earliest, latest, OFFSET, -N or @TIMESTAMP_MS.',
+      required: true,
+      helpValue: 'POSITION',
+    }),
+    partition: Flags.integer({
+      char: 'p',
+      description: 'Only this partition (1-based; repeatable).',
+      multiple: true,
+      min: 1,
+    }),
+    'dry-run': Flags.boolean({
+      description: 'Show the new offsets; change nothing.',
+      exactlyOne: ['dry-run', 'execute'],
+    }),
     execute: Flags.boolean({ description: 'Commit the new offsets.', exactlyOne: ['dry-run', 'execute'] }),
   };
 
@@ -44,11 +56,20 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     const position = parsePosition(flags.to);
     const report = await withClient(flags, (client) =>
       resetOffsets(client, () => openClient(flags), {
-        group: args.group, topic: args.topic, position, partitions: flags.partition, execute: flags.execute === true, timeoutMs: flags.timeout,
+        group: args.group,
+        topic: args.topic,
+        position,
+        partitions: flags.partition,
+        execute: flags.execute === true,
+        timeoutMs: flags.timeout,
       }),
     );
     this.out(this.table(resetColumns, report.partitions));
-    this.diag(report.executed ? `reset ${report.partitions.length} partition(s) of ${args.topic} for group ${args.group}` : 'dry run: nothing changed (use --execute to commit)');
+    this.diag(
+      report.executed
+        ? `reset ${report.partitions.length} partition(s) of ${args.topic} for group ${args.group}`
+        : 'dry run: nothing changed (use --execute to commit)',
+    );
     return report;
   }
 }

@@ -10,7 +10,9 @@ export default class ShareAlter extends BaseCommand {
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
-  static override examples = ['<%= config.bin %> <%= command.id %> workers --set record.lock.duration.ms=60000 --set delivery.count.limit=3'];
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> workers --set record.lock.duration.ms=60000 --set delivery.count.limit=3',
+  ];
   static override args = { group: Args.string({ description: 'Share group.', required: true, ignoreStdin: true }) };
   static override flags = {
     ...connectionFlags(),

@@ -5,7 +5,8 @@ import { connectionFlags, parseTimeoutMs } from '../../cli/flags.js';
 import { SHARE_EXEC_REJECT_CODE } from '../../cli/share-consuming.js';
 
 export default class ShareConsume extends BaseCommand {
-  static override summary = 'Consume a topic as a member of a share group, acknowledging each record (crater brokers only).';
+  static override summary =
+    'Consume a topic as a member of a share group, acknowledging each record (crater brokers only).';
 
   static override description = `Joins share group --group and receives records under acquisition locks: other members of the group get other records. Each record is acknowledged with --ack (accept by default; release hands it back for redelivery, reject archives it and dead-letters it when the group sets dlq.enabled).
 
@@ -27,11 +28,29 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
   static override flags = {
     ...connectionFlags(),
     group: Flags.string({ char: 'g', description: 'Share group.', required: true }),
-    'max-records': Flags.integer({ char: 'n', description: `Stop after N records; exit ${ExitCode.INCOMPLETE} if the idle timeout stops it first.`, min: 1 }),
-    ack: Flags.string({ description: 'How each record is acknowledged (without --exec).', options: ['accept', 'release', 'reject'], default: 'accept', exclusive: ['exec'] }),
-    exec: Flags.string({ description: `Command deciding each record by its exit status (0 accept, ${SHARE_EXEC_REJECT_CODE} reject, other release).` }),
-    batch: Flags.boolean({ description: 'With --exec: one run per poll, all its records on stdin, one decision for all.', dependsOn: ['exec'] }),
-    'idle-timeout': Flags.custom<number>({ description: 'Stop after this long without a record (ms, or 5s, 2m).', helpValue: 'ms', parse: async (s) => parseTimeoutMs(s) })(),
+    'max-records': Flags.integer({
+      char: 'n',
+      description: `Stop after N records; exit ${ExitCode.INCOMPLETE} if the idle timeout stops it first.`,
+      min: 1,
+    }),
+    ack: Flags.string({
+      description: 'How each record is acknowledged (without --exec).',
+      options: ['accept', 'release', 'reject'],
+      default: 'accept',
+      exclusive: ['exec'],
+    }),
+    exec: Flags.string({
+      description: `Command deciding each record by its exit status (0 accept, ${SHARE_EXEC_REJECT_CODE} reject, other release).`,
+    }),
+    batch: Flags.boolean({
+      description: 'With --exec: one run per poll, all its records on stdin, one decision for all.',
+      dependsOn: ['exec'],
+    }),
+    'idle-timeout': Flags.custom<number>({
+      description: 'Stop after this long without a record (ms, or 5s, 2m).',
+      helpValue: 'ms',
+      parse: async (s) => parseTimeoutMs(s),
+    })(),
   };
 
   async run(): Promise<undefined> {
@@ -58,7 +77,9 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
         signal,
       ),
     );
-    this.diag(`share group ${flags.group}: ${outcome.count} records from ${args.topic} (accepted ${outcome.accepted}, released ${outcome.released}, rejected ${outcome.rejected}); stopped: ${outcome.cause}`);
+    this.diag(
+      `share group ${flags.group}: ${outcome.count} records from ${args.topic} (accepted ${outcome.accepted}, released ${outcome.released}, rejected ${outcome.rejected}); stopped: ${outcome.cause}`,
+    );
     const wanted = flags['max-records'];
     if (outcome.cause === 'interrupted') this.setExitCode(ExitCode.INTERRUPTED);
     else if (wanted !== undefined && outcome.count < wanted) this.setExitCode(ExitCode.INCOMPLETE);

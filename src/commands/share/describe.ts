@@ -13,7 +13,10 @@ export default class ShareDescribe extends BaseCommand {
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
-  static override examples = ['<%= config.bin %> <%= command.id %> workers', '<%= config.bin %> <%= command.id %> workers --json'];
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> workers',
+    '<%= config.bin %> <%= command.id %> workers --json',
+  ];
   static override args = { group: Args.string({ description: 'Share group.', required: true, ignoreStdin: true }) };
   static override flags = { ...connectionFlags() };
 
@@ -24,7 +27,11 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     const { renderPairs } = await import('../../cli/render/table.js');
     const d = await withMoonmqClient(flags, 'share groups', (c) => c.shareGroups.describe(args.group));
     if (this.jsonEnabled()) return d;
-    const pairs: Array<[string, string | number]> = [['group', d.group], ['state', d.state === 1 ? 'stable' : 'empty'], ['members', d.members.length]];
+    const pairs: Array<[string, string | number]> = [
+      ['group', d.group],
+      ['state', d.state === 1 ? 'stable' : 'empty'],
+      ['members', d.members.length],
+    ];
     for (const c of d.config) pairs.push([c.key, c.value]);
     this.out(renderPairs(pairs, this.chalk));
     if (d.members.length > 0) this.out(`\n${this.table(shareMemberColumns, d.members)}`);

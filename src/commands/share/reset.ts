@@ -10,7 +10,10 @@ export default class ShareReset extends BaseCommand {
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
-  static override examples = ['<%= config.bin %> <%= command.id %> workers --to earliest', '<%= config.bin %> <%= command.id %> workers --to 1200 --topic jobs'];
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> workers --to earliest',
+    '<%= config.bin %> <%= command.id %> workers --to 1200 --topic jobs',
+  ];
   static override args = { group: Args.string({ description: 'Share group.', required: true, ignoreStdin: true }) };
   static override flags = {
     ...connectionFlags(),
@@ -20,7 +23,12 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
   async run(): Promise<{ group: string; to: string; topic: string | null }> {
     const { args, flags } = await this.parse(ShareReset);
-    const to = flags.to === 'earliest' || flags.to === 'latest' ? flags.to : /^\d+$/.test(flags.to) ? BigInt(flags.to) : undefined;
+    const to =
+      flags.to === 'earliest' || flags.to === 'latest'
+        ? flags.to
+        : /^\d+$/.test(flags.to)
+          ? BigInt(flags.to)
+          : undefined;
     if (to === undefined) this.fail(ExitCode.USAGE, `--to "${flags.to}": expected earliest, latest or an offset`);
     const { withMoonmqClient } = await import('../../cli/connect.js');
     await withMoonmqClient(flags, 'share groups', (c) => c.shareGroups.reset(args.group, to, flags.topic ?? ''));

@@ -5,7 +5,8 @@ import { ExitCode } from '../../cli/exit-codes.js';
 import { stateEntryColumns, stateFindingColumns, stateSummaryLine } from '../../cli/render/state.js';
 
 export default class StateDump extends BaseCommand {
-  static override summary = 'Decode __producer_state: producer identities, sequence memos, the pid allocator (read-only).';
+  static override summary =
+    'Decode __producer_state: producer identities, sequence memos, the pid allocator (read-only).';
 
   static override description = `Reads the __producer_state commit log of a data dir (or the topic dir, a partition dir or segment files) and decodes every record: identities (name → pid, epoch), sequence memos v1, v2 and v3 (with every ack of the memoized batch), the allocator watermark and tombstones.
 
@@ -26,7 +27,10 @@ ${findingsExitCodes()}`;
   static override strict = false;
 
   static override args = {
-    path: Args.string({ description: 'Data dir, __producer_state dir, partition dir or segment file.', required: true }),
+    path: Args.string({
+      description: 'Data dir, __producer_state dir, partition dir or segment file.',
+      required: true,
+    }),
   };
 
   static override flags = {

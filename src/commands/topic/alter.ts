@@ -10,7 +10,10 @@ export default class TopicAlter extends BaseCommand {
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
-  static override examples = ['<%= config.bin %> <%= command.id %> orders --set retention=7d', '<%= config.bin %> <%= command.id %> orders --set retention=86400 --set max_segment_size=1048576'];
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> orders --set retention=7d',
+    '<%= config.bin %> <%= command.id %> orders --set retention=86400 --set max_segment_size=1048576',
+  ];
   static override args = { name: Args.string({ description: 'Topic name.', required: true, ignoreStdin: true }) };
   static override flags = {
     ...connectionFlags(),

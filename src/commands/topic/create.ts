@@ -10,7 +10,10 @@ export default class TopicCreate extends BaseCommand {
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 
-  static override examples = ['$ <%= config.bin %> <%= command.id %> orders --partitions 4', '$ <%= config.bin %> <%= command.id %> orders --partitions 4 --if-not-exists'];
+  static override examples = [
+    '$ <%= config.bin %> <%= command.id %> orders --partitions 4',
+    '$ <%= config.bin %> <%= command.id %> orders --partitions 4 --if-not-exists',
+  ];
   static override args = { name: Args.string({ description: 'Topic name.', required: true, ignoreStdin: true }) };
   static override flags = {
     ...connectionFlags(),
@@ -29,7 +32,11 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
           return { topic: args.name, partitions: flags.partitions, created: true };
         });
     const plural = outcome.partitions === 1 ? '' : 's';
-    this.out(outcome.created ? `created topic ${args.name} with ${outcome.partitions} partition${plural}` : `topic ${args.name} exists already (${outcome.partitions} partition${plural}); left as it is`);
+    this.out(
+      outcome.created
+        ? `created topic ${args.name} with ${outcome.partitions} partition${plural}`
+        : `topic ${args.name} exists already (${outcome.partitions} partition${plural}); left as it is`,
+    );
     return outcome;
   }
 }

@@ -21,7 +21,12 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     const { topicJson } = await import('../../cli/render/admin.js');
     const { renderPairs } = await import('../../cli/render/table.js');
     const topic = topicJson(await withClient(flags, (c) => c.describeTopic(args.name)));
-    this.out(renderPairs([['name', topic.name], ['partitions', topic.partitions], ...Object.entries(topic.config)], this.chalk));
+    this.out(
+      renderPairs(
+        [['name', topic.name], ['partitions', topic.partitions], ...Object.entries(topic.config)],
+        this.chalk,
+      ),
+    );
     return topic;
   }
 }

@@ -39,7 +39,9 @@ export const NackAckReply = defineMessage<NackAck>({
   op: Op.NACK_ACK,
   name: 'NACK_ACK',
   encode(w, m) {
-    w.u8(m.deadLettered ? 1 : 0).u16(m.attempts).str(m.dlqTopic);
+    w.u8(m.deadLettered ? 1 : 0)
+      .u16(m.attempts)
+      .str(m.dlqTopic);
   },
   decode(r) {
     return { deadLettered: r.u8('dead_lettered') !== 0, attempts: r.u16('attempts'), dlqTopic: r.str('dlq_topic') };

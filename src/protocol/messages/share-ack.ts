@@ -10,7 +10,14 @@
 import { Caps } from '../limits.js';
 import { defineMessage } from '../message.js';
 import { Op } from '../opcodes.js';
-import { type ShareAckResult, type SharePartitionAcks, readAckBlock, readAckResults, writeAckBlock, writeAckResults } from './share-acks.js';
+import {
+  type ShareAckResult,
+  type SharePartitionAcks,
+  readAckBlock,
+  readAckResults,
+  writeAckBlock,
+  writeAckResults,
+} from './share-acks.js';
 
 export interface ShareAck {
   group: string;

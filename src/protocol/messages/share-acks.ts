@@ -104,7 +104,12 @@ export function readAckResults(r: Reader): ShareAckResult[] {
   let i = 0;
   try {
     for (; i < n; i++) {
-      out[i] = { topic: r.str('topic', Caps.topic), partition: r.u32('partition'), errorCode: r.u16('error_code'), records: r.u32('records') };
+      out[i] = {
+        topic: r.str('topic', Caps.topic),
+        partition: r.u32('partition'),
+        errorCode: r.u16('error_code'),
+        records: r.u32('records'),
+      };
     }
   } catch (err) {
     throw inEntry(err, `results[${i}]`);

@@ -30,7 +30,11 @@ export const ShareAlterRequest = defineMessage<ShareAlter>({
     const n = r.count('entries.count', 8, Limits.configEntries);
     if (n === 0) throw new DecodeError('entries.count', at, 'SHARE_ALTER needs at least one entry');
     const entries = new Array<{ key: string; value: string }>(n);
-    for (let i = 0; i < n; i++) entries[i] = { key: r.str(`entries[${i}].key`, Caps.configKey), value: r.str(`entries[${i}].value`, Caps.configValue) };
+    for (let i = 0; i < n; i++)
+      entries[i] = {
+        key: r.str(`entries[${i}].key`, Caps.configKey),
+        value: r.str(`entries[${i}].value`, Caps.configValue),
+      };
     return { group, entries };
   },
 });

@@ -110,11 +110,20 @@ export const ShareDescriptionReply = defineMessage<ShareGroupDescription>({
     const state = r.u8('state');
     const nc = r.count('config.count', 8, Limits.configEntries);
     const config = new Array<{ key: string; value: string }>(nc);
-    for (let i = 0; i < nc; i++) config[i] = { key: r.str(`config[${i}].key`, Caps.configKey), value: r.str(`config[${i}].value`, Caps.configValue) };
+    for (let i = 0; i < nc; i++)
+      config[i] = {
+        key: r.str(`config[${i}].key`, Caps.configKey),
+        value: r.str(`config[${i}].value`, Caps.configValue),
+      };
     const nm = r.count('members.count', 24);
     const members = new Array<ShareMemberInfo>(nm);
     for (let i = 0; i < nm; i++) {
-      members[i] = { memberId: r.str(`members[${i}].member_id`, Caps.memberId), address: r.str(`members[${i}].address`), acquired: r.u32(`members[${i}].acquired`), lastSeenMs: r.u64(`members[${i}].last_seen_ms`) };
+      members[i] = {
+        memberId: r.str(`members[${i}].member_id`, Caps.memberId),
+        address: r.str(`members[${i}].address`),
+        acquired: r.u32(`members[${i}].acquired`),
+        lastSeenMs: r.u64(`members[${i}].last_seen_ms`),
+      };
     }
     const np = r.count('partitions.count', 60, MAX_PARTITIONS);
     const partitions = new Array<SharePartitionInfo>(np);

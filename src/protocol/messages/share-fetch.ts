@@ -17,7 +17,14 @@ import { DecodeError } from '../../errors.js';
 import { Caps, Limits } from '../limits.js';
 import { defineMessage } from '../message.js';
 import { Op } from '../opcodes.js';
-import { type ShareAckResult, type SharePartitionAcks, readAckBlock, readAckResults, writeAckBlock, writeAckResults } from './share-acks.js';
+import {
+  type ShareAckResult,
+  type SharePartitionAcks,
+  readAckBlock,
+  readAckResults,
+  writeAckBlock,
+  writeAckResults,
+} from './share-acks.js';
 import { inEntry, strBound } from './field-path.js';
 
 export const SHARE_FETCH_MAX_WAIT_MS = 30_000;
@@ -68,7 +75,11 @@ export const ShareFetchRequest = defineMessage<ShareFetch>({
     at = r.offset;
     const maxWaitMs = r.u32('max_wait_ms');
     if (maxWaitMs > SHARE_FETCH_MAX_WAIT_MS) {
-      throw new DecodeError('max_wait_ms', at, `max_wait_ms must be at most ${SHARE_FETCH_MAX_WAIT_MS}, got ${maxWaitMs}`);
+      throw new DecodeError(
+        'max_wait_ms',
+        at,
+        `max_wait_ms must be at most ${SHARE_FETCH_MAX_WAIT_MS}, got ${maxWaitMs}`,
+      );
     }
     return { group, memberId, maxRecords, maxWaitMs, acks: readAckBlock(r) };
   },

@@ -30,7 +30,12 @@ export const ShareGroupListReply = defineMessage<ShareGroupList>({
   decode(r) {
     const n = r.count('count', 12, Limits.groupList);
     const groups = new Array<ShareGroupListing>(n);
-    for (let i = 0; i < n; i++) groups[i] = { group: r.str(`groups[${i}].group`, Caps.group), members: r.u32(`groups[${i}].members`), partitions: r.u32(`groups[${i}].partitions`) };
+    for (let i = 0; i < n; i++)
+      groups[i] = {
+        group: r.str(`groups[${i}].group`, Caps.group),
+        members: r.u32(`groups[${i}].members`),
+        partitions: r.u32(`groups[${i}].partitions`),
+      };
     return { groups };
   },
 });

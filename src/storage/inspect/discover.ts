@@ -66,7 +66,11 @@ function configuredBackend(topicDir: string): StorageBackend | undefined {
   return undefined;
 }
 
-export function detectBackend(partitionDir: string, topic: string | undefined, segments: readonly SegmentFiles[]): StorageBackend {
+export function detectBackend(
+  partitionDir: string,
+  topic: string | undefined,
+  segments: readonly SegmentFiles[],
+): StorageBackend {
   const configured = configuredBackend(path.dirname(partitionDir));
   if (configured) return configured;
   if (segments.some((s) => s.index)) return 'commitlog';

@@ -118,7 +118,10 @@ export class DenseIndexCheck {
     const bytes = fs.fstatSync(this.fd).size;
     this.report = { file, bytes, entries: Math.floor(bytes / DENSE_INDEX_ENTRY_BYTES) };
     if (bytes % DENSE_INDEX_ENTRY_BYTES !== 0) {
-      this.mismatch(this.report.entries * DENSE_INDEX_ENTRY_BYTES, `${bytes} bytes is not a multiple of ${DENSE_INDEX_ENTRY_BYTES}`);
+      this.mismatch(
+        this.report.entries * DENSE_INDEX_ENTRY_BYTES,
+        `${bytes} bytes is not a multiple of ${DENSE_INDEX_ENTRY_BYTES}`,
+      );
     }
   }
 
@@ -141,7 +144,10 @@ export class DenseIndexCheck {
     const rel = this.chunk.readUInt32BE(at);
     const pos = this.chunk.readUInt32BE(at + 4);
     if (rel !== n || pos !== position) {
-      this.mismatch(n * DENSE_INDEX_ENTRY_BYTES, `entry ${n} is (offset ${rel}, position ${pos}); the log has record ${n} at ${position}`);
+      this.mismatch(
+        n * DENSE_INDEX_ENTRY_BYTES,
+        `entry ${n} is (offset ${rel}, position ${pos}); the log has record ${n} at ${position}`,
+      );
     }
   }
 

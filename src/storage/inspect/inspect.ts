@@ -5,7 +5,14 @@
  */
 import { type PartitionTarget, discover } from './discover.js';
 import { inspectSegment } from './segment-inspector.js';
-import type { Finding, InspectOptions, InspectReport, InspectSummary, PartitionReport, SegmentReport } from './types.js';
+import type {
+  Finding,
+  InspectOptions,
+  InspectReport,
+  InspectSummary,
+  PartitionReport,
+  SegmentReport,
+} from './types.js';
 
 export * from './types.js';
 

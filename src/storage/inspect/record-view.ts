@@ -31,7 +31,11 @@ function markerReport(value: Buffer): ControlMarkerReport | undefined {
   const decoded = decodeControlValue(value);
   if (!decoded) return undefined;
   const marker =
-    decoded.marker === ControlMarker.COMMIT ? 'COMMIT' : decoded.marker === ControlMarker.ABORT ? 'ABORT' : (`UNKNOWN(${decoded.marker})` as const);
+    decoded.marker === ControlMarker.COMMIT
+      ? 'COMMIT'
+      : decoded.marker === ControlMarker.ABORT
+        ? 'ABORT'
+        : (`UNKNOWN(${decoded.marker})` as const);
   return { marker, producerId: decoded.producerId, epoch: decoded.epoch };
 }
 
@@ -45,7 +49,12 @@ function flags(attrs: number): Pick<RecordReport, 'attrs' | 'codec' | 'control' 
   };
 }
 
-export function reportValidRecord(offset: bigint, position: number, record: StoredRecord, level: InspectLevel): RecordReport {
+export function reportValidRecord(
+  offset: bigint,
+  position: number,
+  record: StoredRecord,
+  level: InspectLevel,
+): RecordReport {
   const report: RecordReport = {
     offset,
     position,

@@ -38,7 +38,9 @@ function findingFor(item: Problem): { kind: FindingKind; message: string } {
       }
       return { kind: 'torn-record', message: item.detail };
     case 'impossible-length':
-      return item.bytes === undefined ? { kind: 'impossible-length', message: item.detail } : { kind: 'bad-record', message: item.detail };
+      return item.bytes === undefined
+        ? { kind: 'impossible-length', message: item.detail }
+        : { kind: 'bad-record', message: item.detail };
     default:
       return { kind: 'bad-record', message: item.detail };
   }
@@ -55,7 +57,8 @@ export function inspectSegment(ctx: SegmentContext, findings: Finding[]): Segmen
   const report = emptyReport(files.log, ctx);
   const keep = (options.level ?? 'record') !== 'segment' && options.onRecord === undefined;
   const records: RecordReport[] = [];
-  const timeIndex = backend === 'segmented' && files.timeIndex ? new TimeIndexCheck(files.timeIndex, findings) : undefined;
+  const timeIndex =
+    backend === 'segmented' && files.timeIndex ? new TimeIndexCheck(files.timeIndex, findings) : undefined;
   const dense = backend === 'commitlog' && files.index ? new DenseIndexCheck(files.index, findings) : undefined;
   const fd = fs.openSync(files.log, 'r');
   try {
@@ -134,7 +137,8 @@ function scanSegment(
     report.codecs[rec.codec] = (report.codecs[rec.codec] ?? 0) + 1;
     if (rec.transactional) report.transactional++;
     if (rec.control) report.control++;
-    if (options.onRecord && level !== 'segment') options.onRecord(rec, { file, topic: ctx.topic, partition: ctx.partition });
+    if (options.onRecord && level !== 'segment')
+      options.onRecord(rec, { file, topic: ctx.topic, partition: ctx.partition });
   }
   return n;
 }

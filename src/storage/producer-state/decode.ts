@@ -15,7 +15,13 @@ import type { RawStateRecord } from './scan.js';
 import type { MemoView, StateEntry, StateFinding } from './types.js';
 
 function memoView(m: SequenceMemo): MemoView {
-  const view: MemoView = { version: m.version, lastSeq: m.lastSeq, lastOffset: m.lastOffset, lastPartition: m.lastPartition, epoch: m.epoch };
+  const view: MemoView = {
+    version: m.version,
+    lastSeq: m.lastSeq,
+    lastOffset: m.lastOffset,
+    lastPartition: m.lastPartition,
+    epoch: m.epoch,
+  };
   if (m.batch) {
     view.baseSeq = m.batch.baseSeq;
     view.acks = m.batch.acks;
@@ -27,7 +33,8 @@ function memoView(m: SequenceMemo): MemoView {
 /** The exact size a memo of this shape should have, or why the size fits none. */
 function memoSizeProblem(m: SequenceMemo, bytes: number): string | undefined {
   if (m.version === 1) return bytes === 16 ? undefined : `memo value of ${bytes} bytes: v1 is 16, v2 18`;
-  if (m.version === 2) return m.ignoredTail ? undefined : bytes === 18 ? undefined : `memo value of ${bytes} bytes: v2 is 18`;
+  if (m.version === 2)
+    return m.ignoredTail ? undefined : bytes === 18 ? undefined : `memo value of ${bytes} bytes: v2 is 18`;
   const want = 26 + 12 * (m.batch?.acks.length ?? 0);
   return bytes === want ? undefined : `v3 memo of ${m.batch?.acks.length} acks is ${want} bytes, found ${bytes}`;
 }
@@ -102,7 +109,8 @@ export function decodeStateRecord(raw: RawStateRecord, findings: StateFinding[])
 function checkBatchMemo(m: SequenceMemo, finding: (kind: 'memo-inconsistent', message: string) => void): void {
   const acks = m.batch!.acks;
   const expectLast = (m.batch!.baseSeq + acks.length - 1) % 0x1_0000_0000;
-  if (acks.length > MAX_MEMO_ACKS) finding('memo-inconsistent', `v3 memo with ${acks.length} acks, at most ${MAX_MEMO_ACKS}`);
+  if (acks.length > MAX_MEMO_ACKS)
+    finding('memo-inconsistent', `v3 memo with ${acks.length} acks, at most ${MAX_MEMO_ACKS}`);
   if (m.lastSeq !== expectLast) {
     finding('memo-inconsistent', `last_seq ${m.lastSeq} but the batch covers ${m.batch!.baseSeq}..${expectLast}`);
   }

@@ -22,12 +22,16 @@ function compact(entries: readonly StateEntry[]): StateEntry[] {
     last.delete(e.key);
     if (!e.tombstone) last.set(e.key, e);
   }
-  return [...last.values()].sort((a, b) => (a.partition ?? 0) - (b.partition ?? 0) || (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
+  return [...last.values()].sort(
+    (a, b) => (a.partition ?? 0) - (b.partition ?? 0) || (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0),
+  );
 }
 
 function checkEpochs(current: readonly StateEntry[], findings: StateFinding[]): void {
   const epochByPid = new Map<bigint, number>();
-  for (const e of current) if (e.kind === 'identity' && e.producerId !== undefined && e.epoch !== undefined) epochByPid.set(e.producerId, e.epoch);
+  for (const e of current)
+    if (e.kind === 'identity' && e.producerId !== undefined && e.epoch !== undefined)
+      epochByPid.set(e.producerId, e.epoch);
   for (const e of current) {
     if (e.kind !== 'memo' || e.epoch === undefined || e.producerId === undefined) continue;
     const identityEpoch = epochByPid.get(e.producerId);
@@ -51,26 +55,37 @@ function matcher(options: StateDumpOptions, all: readonly StateEntry[]): (e: Sta
     if (/^\d+$/.test(producer)) pids = new Set([BigInt(producer)]);
     else {
       name = producer;
-      pids = new Set(all.filter((e) => e.kind === 'identity' && e.producerName === producer && e.producerId !== undefined).map((e) => e.producerId!));
+      pids = new Set(
+        all
+          .filter((e) => e.kind === 'identity' && e.producerName === producer && e.producerId !== undefined)
+          .map((e) => e.producerId!),
+      );
     }
   }
   return (e) => {
     if (topic !== undefined && !(e.kind === 'memo' && e.topic === topic)) return false;
     if (pids === undefined) return true;
-    if (e.kind === 'identity') return (name !== undefined && e.producerName === name) || (e.producerId !== undefined && pids.has(e.producerId));
+    if (e.kind === 'identity')
+      return (name !== undefined && e.producerName === name) || (e.producerId !== undefined && pids.has(e.producerId));
     return e.kind === 'memo' && e.producerId !== undefined && pids.has(e.producerId);
   };
 }
 
 /** Offsets of the intact records of one partition of a data dir's topic (undefined when the partition is absent). */
-function recordOffsets(dataDir: string, topic: string, partition: number, cache: Map<string, Set<bigint> | undefined>): Set<bigint> | undefined {
+function recordOffsets(
+  dataDir: string,
+  topic: string,
+  partition: number,
+  cache: Map<string, Set<bigint> | undefined>,
+): Set<bigint> | undefined {
   const dir = path.join(dataDir, topic, `partition-${partition}`);
   if (!cache.has(dir)) {
     if (!fs.existsSync(dir)) cache.set(dir, undefined);
     else {
       const report = inspectPaths([dir], { level: 'record' });
       const offsets = new Set<bigint>();
-      for (const p of report.partitions) for (const s of p.segments) for (const r of s.records ?? []) if (r.crcValid) offsets.add(r.offset);
+      for (const p of report.partitions)
+        for (const s of p.segments) for (const r of s.records ?? []) if (r.crcValid) offsets.add(r.offset);
       cache.set(dir, offsets);
     }
   }
@@ -102,7 +117,14 @@ function checkAgainst(dataDir: string, shown: readonly StateEntry[], findings: S
   return checked;
 }
 
-function summarize(records: number, current: readonly StateEntry[], all: readonly StateEntry[], shown: readonly StateEntry[], findings: readonly StateFinding[], acksChecked: number): StateDumpSummary {
+function summarize(
+  records: number,
+  current: readonly StateEntry[],
+  all: readonly StateEntry[],
+  shown: readonly StateEntry[],
+  findings: readonly StateFinding[],
+  acksChecked: number,
+): StateDumpSummary {
   const summary: StateDumpSummary = {
     records,
     shown: shown.length,
@@ -115,7 +137,8 @@ function summarize(records: number, current: readonly StateEntry[], all: readonl
     findings: findings.length,
     findingsByKind: {},
   };
-  for (const e of current) if (e.memo) summary.memoVersions[`v${e.memo.version}`] = (summary.memoVersions[`v${e.memo.version}`] ?? 0) + 1;
+  for (const e of current)
+    if (e.memo) summary.memoVersions[`v${e.memo.version}`] = (summary.memoVersions[`v${e.memo.version}`] ?? 0) + 1;
   for (const f of findings) summary.findingsByKind[f.kind] = (summary.findingsByKind[f.kind] ?? 0) + 1;
   return summary;
 }

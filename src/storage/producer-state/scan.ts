@@ -31,15 +31,25 @@ function targetsFor(input: string, findings: StateFinding[]): PartitionTarget[] 
   // A partition dir or segment file named on its own is decoded by content, whatever its parent is called (a copy in
   // /tmp/x/partition-3 is still producer state); the decoder reports records that fit no layout. Under a data or
   // topic dir only the __producer_state topic is read.
-  const named = targets.length === 1 && (targets[0]!.dir === path.resolve(where) || targets[0]!.dir === where || targets[0]!.dir === path.dirname(where));
+  const named =
+    targets.length === 1 &&
+    (targets[0]!.dir === path.resolve(where) || targets[0]!.dir === where || targets[0]!.dir === path.dirname(where));
   const own = named ? targets : targets.filter((t) => t.topic === undefined || t.topic === PRODUCER_STATE_TOPIC);
   if (targets.length > 0 && own.length === 0) {
-    findings.push({ kind: 'not-producer-state', file: input, position: 0, message: `no ${PRODUCER_STATE_TOPIC} partitions here` });
+    findings.push({
+      kind: 'not-producer-state',
+      file: input,
+      position: 0,
+      message: `no ${PRODUCER_STATE_TOPIC} partitions here`,
+    });
   }
   return own;
 }
 
-export function scanProducerState(paths: readonly string[], findings: StateFinding[]): { records: RawStateRecord[]; count: number } {
+export function scanProducerState(
+  paths: readonly string[],
+  findings: StateFinding[],
+): { records: RawStateRecord[]; count: number } {
   const targets = paths.flatMap((p) => targetsFor(p, findings));
   targets.sort((a, b) => (a.partition ?? 0) - (b.partition ?? 0));
   const records: RawStateRecord[] = [];
@@ -52,7 +62,15 @@ export function scanProducerState(paths: readonly string[], findings: StateFindi
         for (const item of scanRecords(fd, size)) {
           if (item.ok) {
             const r = item.record;
-            records.push({ file, partition: target.partition, offset, position: item.position, timestamp: r.timestamp, key: r.key, value: r.value });
+            records.push({
+              file,
+              partition: target.partition,
+              offset,
+              position: item.position,
+              timestamp: r.timestamp,
+              key: r.key,
+              value: r.value,
+            });
           } else {
             const torn = item.problem === 'short-length-prefix' || item.problem === 'short-body';
             findings.push({

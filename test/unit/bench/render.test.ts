@@ -2,11 +2,25 @@
 import { describe, expect, it } from 'vitest';
 import type { BatchVsSingleReport } from '../../../src/bench/batch-vs-single.js';
 import type { ThroughputReport } from '../../../src/bench/throughput.js';
-import { batchVsSingleCsv, batchVsSingleSummary, medianCount, modeRows, sweepChart, throughputCsv } from '../../../src/cli/render/bench.js';
+import {
+  batchVsSingleCsv,
+  batchVsSingleSummary,
+  medianCount,
+  modeRows,
+  sweepChart,
+  throughputCsv,
+} from '../../../src/cli/render/bench.js';
 
 const s = (median: number, min = median, max = median) => ({ median, min, max });
 const lat = { p50: 0.5, p90: 0.9, p99: 1.5, p999: 2, max: 3, count: 10 };
-const broker = { address: '127.0.0.1:1', backend: 'moonmq' as const, embedded: true, serverName: 'crater', serverVersion: '0.1.0', acks: 'leader' as const };
+const broker = {
+  address: '127.0.0.1:1',
+  backend: 'moonmq' as const,
+  embedded: true,
+  serverName: 'crater',
+  serverVersion: '0.1.0',
+  acks: 'leader' as const,
+};
 
 const report: BatchVsSingleReport = {
   kind: 'batch-vs-single',
@@ -27,8 +41,23 @@ describe('batch-vs-single rendering', () => {
     expect(lines).toHaveLength(5);
     const header = lines[0]!.split(',');
     const row = (i: number) => Object.fromEntries(lines[i]!.split(',').map((v, j) => [header[j], v]));
-    expect(row(1)).toMatchObject({ mode: 'single', frames: '400', wall_ms_median: '400', wall_ms_min: '300', fsyncs_median: '400', p99_ms: '1.5', speedup: '' });
-    expect(row(2)).toMatchObject({ mode: 'batch', batch_size: '400', frames: '1', records_per_sec_median: '100000', fsyncs_median: '4', speedup: '100' });
+    expect(row(1)).toMatchObject({
+      mode: 'single',
+      frames: '400',
+      wall_ms_median: '400',
+      wall_ms_min: '300',
+      fsyncs_median: '400',
+      p99_ms: '1.5',
+      speedup: '',
+    });
+    expect(row(2)).toMatchObject({
+      mode: 'batch',
+      batch_size: '400',
+      frames: '1',
+      records_per_sec_median: '100000',
+      fsyncs_median: '4',
+      speedup: '100',
+    });
     expect(row(4)).toMatchObject({ mode: 'sweep', batch_size: '100', frames: '4', fsyncs_median: '16' });
   });
 
@@ -43,7 +72,9 @@ describe('batch-vs-single rendering', () => {
     const header = lines[0]!.split(',');
     const batchRow = Object.fromEntries(lines[2]!.split(',').map((v, j) => [header[j], v]));
     expect(batchRow).toMatchObject({ mode: 'batch', batch_size: '1024', records: '3000', frames: '3' });
-    expect(batchVsSingleSummary(idem)).toMatch(/idempotent producer: PRODUCE_IDEMPOTENT per record, batches of at most 1,024 \(3 per repeat\)/);
+    expect(batchVsSingleSummary(idem)).toMatch(
+      /idempotent producer: PRODUCE_IDEMPOTENT per record, batches of at most 1,024 \(3 per repeat\)/,
+    );
     expect(batchVsSingleSummary(report)).not.toMatch(/idempotent/);
   });
 
@@ -68,11 +99,31 @@ describe('batch-vs-single rendering', () => {
 
 describe('throughput rendering', () => {
   it('CSV: one row per phase, null RSS and fsyncs as empty cells', () => {
-    const phase = { records: 1000, bytes: 108_000, requests: 1, wallMs: 2, recordsPerSec: 500_000, mbPerSec: 54, latencyMs: lat };
+    const phase = {
+      records: 1000,
+      bytes: 108_000,
+      requests: 1,
+      wallMs: 2,
+      recordsPerSec: 500_000,
+      mbPerSec: 54,
+      latencyMs: lat,
+    };
     const t: ThroughputReport = {
       kind: 'throughput',
       broker,
-      params: { records: 1000, durationMs: null, batchSize: 1000, inFlight: 1, connections: 1, fetchSize: 1000, valueSize: 100, keySize: 8, partitions: 4, codec: 'none', ratePerSec: null },
+      params: {
+        records: 1000,
+        durationMs: null,
+        batchSize: 1000,
+        inFlight: 1,
+        connections: 1,
+        fetchSize: 1000,
+        valueSize: 100,
+        keySize: 8,
+        partitions: 4,
+        codec: 'none',
+        ratePerSec: null,
+      },
       produce: { ...phase, brokerPeakRssBytes: 64_000_000, fsyncs: 4 },
       fetch: { ...phase, brokerPeakRssBytes: null, fsyncs: null },
     };

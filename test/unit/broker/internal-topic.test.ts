@@ -11,7 +11,9 @@ let logs: CommitLog[];
 
 beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'crater-internal-'));
-  logs = [1, 2].map((p) => CommitLog.open(path.join(dir, `partition-${p}`), { cleanupPolicy: 'compact', segmentBytes: 1_048_576 }));
+  logs = [1, 2].map((p) =>
+    CommitLog.open(path.join(dir, `partition-${p}`), { cleanupPolicy: 'compact', segmentBytes: 1_048_576 }),
+  );
 });
 afterEach(async () => {
   await Promise.all(logs.map((l) => l.close()));
@@ -61,7 +63,9 @@ describe('replayRecords', () => {
   it('yields every record partition by partition, front to back', () => {
     logs[1]!.append([rec('p2-a'), rec('p2-b')]);
     logs[0]!.append([rec('p1-a')]);
-    const seen = [...replayRecords(logs)].map(({ log, record }) => `${logs.indexOf(log as CommitLog) + 1}:${record.key.toString()}`);
+    const seen = [...replayRecords(logs)].map(
+      ({ log, record }) => `${logs.indexOf(log as CommitLog) + 1}:${record.key.toString()}`,
+    );
     expect(seen).toEqual(['1:p1-a', '2:p2-a', '2:p2-b']);
   });
 });

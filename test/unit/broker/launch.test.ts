@@ -4,11 +4,24 @@ import { UsageError } from '../../../src/errors.js';
 
 describe('broker launch settings', () => {
   it('flags (env folded in) win over the appsettings file, which wins over defaults', () => {
-    const file = { Server: { Port: 9000, Host: '0.0.0.0', DataDir: '/srv/d', Acks: 0, MaxFrameSize: 2048 }, Auth: { Username: 'a', PasswordHash: 'h' } };
+    const file = {
+      Server: { Port: 9000, Host: '0.0.0.0', DataDir: '/srv/d', Acks: 0, MaxFrameSize: 2048 },
+      Auth: { Username: 'a', PasswordHash: 'h' },
+    };
     const o = launchOptions({ port: 9100, retention: '7d', topics: ['orders:4', 'audit'] }, file);
-    expect(o).toMatchObject({ port: 9100, host: '0.0.0.0', dataDir: '/srv/d', acks: 'none', maxFrameSize: 2048, retentionMs: 604_800_000 });
+    expect(o).toMatchObject({
+      port: 9100,
+      host: '0.0.0.0',
+      dataDir: '/srv/d',
+      acks: 'none',
+      maxFrameSize: 2048,
+      retentionMs: 604_800_000,
+    });
     expect(o.auth).toEqual({ username: 'a', passwordHash: 'h' });
-    expect(o.topics).toEqual([{ name: 'orders', partitions: 4 }, { name: 'audit', partitions: 1 }]);
+    expect(o.topics).toEqual([
+      { name: 'orders', partitions: 4 },
+      { name: 'audit', partitions: 1 },
+    ]);
     expect(launchOptions({}).acks).toBeUndefined();
   });
 
@@ -26,8 +39,16 @@ describe('broker launch settings', () => {
 
   it('connection limits come from flags over the file (Server.MaxConnections, MaxConnectionsPerIp, MaxPendingSendBytesTotal)', () => {
     const file = { Server: { MaxConnections: 100, MaxConnectionsPerIp: 4, MaxPendingSendBytesTotal: 1024 } };
-    expect(launchOptions({ maxConnectionsPerIp: 8 }, file)).toMatchObject({ maxConnections: 100, maxConnectionsPerIp: 8, maxPendingSendBytesTotal: 1024 });
-    expect(launchOptions({})).toMatchObject({ maxConnections: undefined, maxConnectionsPerIp: undefined, maxPendingSendBytesTotal: undefined });
+    expect(launchOptions({ maxConnectionsPerIp: 8 }, file)).toMatchObject({
+      maxConnections: 100,
+      maxConnectionsPerIp: 8,
+      maxPendingSendBytesTotal: 1024,
+    });
+    expect(launchOptions({})).toMatchObject({
+      maxConnections: undefined,
+      maxConnectionsPerIp: undefined,
+      maxPendingSendBytesTotal: undefined,
+    });
   });
 
   it('refuses half-configured auth, bad acks, retentions and topic specs', () => {

@@ -30,11 +30,20 @@ describe('share-partition window', () => {
     const archived: ArchivedNote[] = [];
     expect(p.expire(30_999, 5, archived)).toBe(0);
     expect(p.expire(31_000, 5, archived)).toBe(2);
-    expect([...p.inFlight()].map((e) => [e.state, e.deliveryCount])).toEqual([[RecordState.AVAILABLE, 1], [RecordState.AVAILABLE, 1]]);
+    expect([...p.inFlight()].map((e) => [e.state, e.deliveryCount])).toEqual([
+      [RecordState.AVAILABLE, 1],
+      [RecordState.AVAILABLE, 1],
+    ]);
     const again = p.acquireAvailable('b', 10, 40_000, 30_000);
-    expect(again.map((e) => [e.owner, e.deliveryCount])).toEqual([['b', 2], ['b', 2]]);
+    expect(again.map((e) => [e.owner, e.deliveryCount])).toEqual([
+      ['b', 2],
+      ['b', 2],
+    ]);
     expect(p.expire(70_000, 2, archived)).toBe(2);
-    expect(archived.map((n) => [n.offset, n.disposition, n.deliveryCount])).toEqual([[0n, 'delivery-limit', 2], [1n, 'delivery-limit', 2]]);
+    expect(archived.map((n) => [n.offset, n.disposition, n.deliveryCount])).toEqual([
+      [0n, 'delivery-limit', 2],
+      [1n, 'delivery-limit', 2],
+    ]);
     expect(p.spso).toBe(2n);
   });
 
@@ -68,8 +77,18 @@ describe('share-partition window', () => {
     p.accept(r0!);
     p.advance();
     const s = p.snapshot();
-    expect(s).toEqual({ spso: 1n, speo: 3n, records: [{ offset: 1n, state: RecordState.ACQUIRED, deliveryCount: 1 }, { offset: 2n, state: RecordState.ACQUIRED, deliveryCount: 1 }] });
+    expect(s).toEqual({
+      spso: 1n,
+      speo: 3n,
+      records: [
+        { offset: 1n, state: RecordState.ACQUIRED, deliveryCount: 1 },
+        { offset: 2n, state: RecordState.ACQUIRED, deliveryCount: 1 },
+      ],
+    });
     const back = SharePartition.restore('t', 1, s);
-    expect([...back.inFlight()].map((e) => [e.state, e.deliveryCount, e.owner])).toEqual([[RecordState.AVAILABLE, 1, undefined], [RecordState.AVAILABLE, 1, undefined]]);
+    expect([...back.inFlight()].map((e) => [e.state, e.deliveryCount, e.owner])).toEqual([
+      [RecordState.AVAILABLE, 1, undefined],
+      [RecordState.AVAILABLE, 1, undefined],
+    ]);
   });
 });

@@ -23,11 +23,17 @@ describe('encodeShareRecordsFrame', () => {
       'several topics, a multi-byte name, results',
       {
         brokerTimeMs: 1_700_000_000_000n,
-        records: [rec('jobs', 1, 0n, 'k', 'v'), rec('jobs', 1, 2n ** 60n, '', 'x'.repeat(300)), rec('tâches', 4, 7n, 'é', '')],
+        records: [
+          rec('jobs', 1, 0n, 'k', 'v'),
+          rec('jobs', 1, 2n ** 60n, '', 'x'.repeat(300)),
+          rec('tâches', 4, 7n, 'é', ''),
+        ],
         results: [{ topic: 'jobs', partition: 1, errorCode: 60, records: 0 }],
       },
     ],
   ])('%s', (_name, m) => {
-    expect(encodeShareRecordsFrame(correl, m).toString('hex')).toBe(encodeFrame(ShareRecordsReply, correl, m).toString('hex'));
+    expect(encodeShareRecordsFrame(correl, m).toString('hex')).toBe(
+      encodeFrame(ShareRecordsReply, correl, m).toString('hex'),
+    );
   });
 });

@@ -44,25 +44,44 @@ describe('record envelope', () => {
   });
 
   it('prints a missing key as null and headers the reply could not carry as null', () => {
-    const env = toEnvelope({ topic: 't', partition: 1, offset: 0n, timestamp: 0n, key: Buffer.alloc(0), value: Buffer.from('v') });
+    const env = toEnvelope({
+      topic: 't',
+      partition: 1,
+      offset: 0n,
+      timestamp: 0n,
+      key: Buffer.alloc(0),
+      value: Buffer.from('v'),
+    });
     expect(env.key).toBeNull();
     expect(env.headers).toBeNull();
-    expect(parseEnvelope(stringifyJson(env), 'x:1')).toEqual({ key: undefined, value: Buffer.from('v'), headers: undefined });
+    expect(parseEnvelope(stringifyJson(env), 'x:1')).toEqual({
+      key: undefined,
+      value: Buffer.from('v'),
+      headers: undefined,
+    });
   });
 
   it('accepts a bare string as utf8 and null as empty', () => {
-    expect(parseEnvelope('{"key":"k","value":null}', 'x:1')).toEqual({ key: Buffer.from('k'), value: Buffer.alloc(0), headers: undefined });
+    expect(parseEnvelope('{"key":"k","value":null}', 'x:1')).toEqual({
+      key: Buffer.from('k'),
+      value: Buffer.alloc(0),
+      headers: undefined,
+    });
     expect(decodeBytes({ hex: '00ff' }, 'f')).toEqual(Buffer.from([0, 255]));
   });
 
   it('rejects malformed input with a message naming where it is (no record is built)', () => {
     expect(() => parseEnvelope('{nope', 'in.jsonl:7')).toThrow(/in\.jsonl:7: not JSON/);
     expect(() => parseEnvelope('[1]', 'in.jsonl:1')).toThrow(/expected a JSON object/);
-    expect(() => parseEnvelope('{"value":{"base64":"a$=="}}', 'in.jsonl:2')).toThrow(/in\.jsonl:2: value: not canonical base64/);
+    expect(() => parseEnvelope('{"value":{"base64":"a$=="}}', 'in.jsonl:2')).toThrow(
+      /in\.jsonl:2: value: not canonical base64/,
+    );
     expect(() => parseEnvelope('{"value":{"hex":"abc"}}', 'x:3')).toThrow(/even-length hex/);
     expect(() => parseEnvelope('{"value":{"utf8":"a","hex":"00"}}', 'x:4')).toThrow(/exactly one of/);
     expect(() => parseEnvelope('{"value":{"latin1":"a"}}', 'x:5')).toThrow(/unknown encoding "latin1"/);
     expect(() => parseEnvelope('{"value":"v","headers":{}}', 'x:6')).toThrow(/headers must be an array/);
-    expect(() => parseEnvelope('{"value":"v","headers":[{"value":"x"}]}', 'x:7')).toThrow(/headers\[0\] needs a string "name"/);
+    expect(() => parseEnvelope('{"value":"v","headers":[{"value":"x"}]}', 'x:7')).toThrow(
+      /headers\[0\] needs a string "name"/,
+    );
   });
 });

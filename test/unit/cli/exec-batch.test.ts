@@ -5,8 +5,25 @@ import { toEnvelope } from '../../../src/cli/render/envelope.js';
 import { stringifyJson } from '../../../src/cli/render/json.js';
 import type { BatchItem } from '../../../src/client/index.js';
 
-function item(key: Buffer, value: Buffer, offset: bigint, headers = [{ name: 'h"1', value: Buffer.from([0xff, 0x00]) }]): BatchItem<Buffer> {
-  return { message: value, transport: { topic: 'scans', partition: 3, offset, timestamp: 1_700_000_000_000n, key, value, headers, deliveryAttempt: 1 } };
+function item(
+  key: Buffer,
+  value: Buffer,
+  offset: bigint,
+  headers = [{ name: 'h"1', value: Buffer.from([0xff, 0x00]) }],
+): BatchItem<Buffer> {
+  return {
+    message: value,
+    transport: {
+      topic: 'scans',
+      partition: 3,
+      offset,
+      timestamp: 1_700_000_000_000n,
+      key,
+      value,
+      headers,
+      deliveryAttempt: 1,
+    },
+  };
 }
 
 describe('exec stdin lines', () => {

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CommandFailure, errorCodeForJson, exitCodeForError, oneLineMessage, toUsageError } from '../../../src/cli/error-report.js';
+import {
+  CommandFailure,
+  errorCodeForJson,
+  exitCodeForError,
+  oneLineMessage,
+  toUsageError,
+} from '../../../src/cli/error-report.js';
 import { ExitCode, exitCodeName, renderExitCodeTable } from '../../../src/cli/exit-codes.js';
 import {
   BrokerError,
@@ -14,7 +20,15 @@ import {
 
 describe('exit-code table', () => {
   it('has the documented values', () => {
-    expect(ExitCode).toEqual({ OK: 0, FAILURE: 1, USAGE: 2, CORRUPT: 3, INCOMPLETE: 4, THRESHOLD: 5, INTERRUPTED: 130 });
+    expect(ExitCode).toEqual({
+      OK: 0,
+      FAILURE: 1,
+      USAGE: 2,
+      CORRUPT: 3,
+      INCOMPLETE: 4,
+      THRESHOLD: 5,
+      INTERRUPTED: 130,
+    });
     expect(exitCodeName(130)).toBe('INTERRUPTED');
     expect(exitCodeName(42)).toBeUndefined();
   });
@@ -74,7 +88,9 @@ describe('oneLineMessage', () => {
   });
 
   it('does not double a trailing colon', () => {
-    expect(oneLineMessage(new Error('Missing 1 required arg:\nfile  the segment'))).toBe('Missing 1 required arg: file  the segment');
+    expect(oneLineMessage(new Error('Missing 1 required arg:\nfile  the segment'))).toBe(
+      'Missing 1 required arg: file  the segment',
+    );
   });
 
   it('leaves a one-line message alone', () => {

@@ -23,7 +23,12 @@ afterEach(() => {
 
 describe('line input', () => {
   it('splits on 0x0A across arbitrary chunk boundaries without decoding (CR and invalid UTF-8 kept)', async () => {
-    const bytes = Buffer.concat([Buffer.from('ab\r\n'), Buffer.from([0xc3]), Buffer.from([0x28, 0x0a, 0x0a]), Buffer.from('tail')]);
+    const bytes = Buffer.concat([
+      Buffer.from('ab\r\n'),
+      Buffer.from([0xc3]),
+      Buffer.from([0x28, 0x0a, 0x0a]),
+      Buffer.from('tail'),
+    ]);
     for (let size = 1; size <= bytes.length; size++) {
       const chunks: Buffer[] = [];
       for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));

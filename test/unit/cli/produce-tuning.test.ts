@@ -25,6 +25,8 @@ describe('produce tuning flags', () => {
     const flags = { batch: 5_000, timeout: 10_000 };
     expect(tuningOptions(flags, { idempotent: true, maxFrameBytes: 1_048_576 }).maxBatchRecords).toBe(1_024);
     expect(tuningOptions(flags, { idempotent: false, maxFrameBytes: 1_048_576 }).maxBatchRecords).toBe(5_000);
-    expect(() => tuningOptions({ ...flags, 'batch-bytes': 2_000_000 }, { idempotent: false, maxFrameBytes: 1_048_576 })).toThrow(/batchBytes must be/);
+    expect(() =>
+      tuningOptions({ ...flags, 'batch-bytes': 2_000_000 }, { idempotent: false, maxFrameBytes: 1_048_576 }),
+    ).toThrow(/batchBytes must be/);
   });
 });

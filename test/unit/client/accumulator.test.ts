@@ -5,10 +5,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RECORD_OVERHEAD_BYTES, RecordAccumulator } from '../../../src/client/producer/accumulator.js';
-import { type AccumulatorOptions, resolveAccumulatorOptions } from '../../../src/client/producer/accumulator-options.js';
+import {
+  type AccumulatorOptions,
+  resolveAccumulatorOptions,
+} from '../../../src/client/producer/accumulator-options.js';
 import { backoffMs, retryRule } from '../../../src/client/producer/retry-rule.js';
 import { brokerError } from '../../../src/client/moonmq/connection.js';
-import { BufferExhaustedError, ConnectionError, DeliveryTimeoutError, TimeoutError, UncertainDeliveryError, UsageError } from '../../../src/errors.js';
+import {
+  BufferExhaustedError,
+  ConnectionError,
+  DeliveryTimeoutError,
+  TimeoutError,
+  UncertainDeliveryError,
+  UsageError,
+} from '../../../src/errors.js';
 import { ErrorCode } from '../../../src/protocol/error-codes.js';
 import { ManualClock, settle } from '../../helpers/manual-clock.js';
 import { ScriptedSink } from './scripted-sink.js';
@@ -16,7 +26,10 @@ import { ScriptedSink } from './scripted-sink.js';
 function setup(options: AccumulatorOptions = {}, idempotent = false) {
   const clock = new ManualClock();
   const sink = new ScriptedSink();
-  const resolved = resolveAccumulatorOptions({ clock, random: () => 0.5, requestTimeoutMs: 1_000, deliveryTimeoutMs: 10_000, ...options }, { idempotent });
+  const resolved = resolveAccumulatorOptions(
+    { clock, random: () => 0.5, requestTimeoutMs: 1_000, deliveryTimeoutMs: 10_000, ...options },
+    { idempotent },
+  );
   const acc = new RecordAccumulator(sink, resolved, { idempotent });
   return { clock, sink, acc };
 }
@@ -69,7 +82,11 @@ describe('batching', () => {
     void acc.send('b', rec(1));
     void acc.send('a', { value: 'h', headers: [{ name: 'x', value: Buffer.from('1') }] });
     await clock.advance(5);
-    expect(sink.sent.map((b) => [b.topic, b.records.length])).toEqual([['a', 1], ['b', 1], ['a', 1]]);
+    expect(sink.sent.map((b) => [b.topic, b.records.length])).toEqual([
+      ['a', 1],
+      ['b', 1],
+      ['a', 1],
+    ]);
     // A lone record goes as the single-record request, unless it has headers (only a batch frame carries them).
     expect(sink.sent.map((b) => b.single)).toEqual([true, true, false]);
   });
@@ -135,7 +152,9 @@ describe('bounded admission', () => {
     expect(refused).toBeInstanceOf(BufferExhaustedError);
     expect((refused as BufferExhaustedError).mode).toBe('reject');
     expect(acc.metrics()['buffer-exhausted-records']).toBe(1);
-    expect(acc.metrics()['buffer-available-bytes']).toBe(1_024 - Math.floor(1_024 / (17 + RECORD_OVERHEAD_BYTES)) * (17 + RECORD_OVERHEAD_BYTES));
+    expect(acc.metrics()['buffer-available-bytes']).toBe(
+      1_024 - Math.floor(1_024 / (17 + RECORD_OVERHEAD_BYTES)) * (17 + RECORD_OVERHEAD_BYTES),
+    );
   });
 
   it("'block' admits a waiting send when room frees, and fails it after maxBlockMs otherwise", async () => {
@@ -165,10 +184,18 @@ describe('bounded admission', () => {
 
 describe('delivery deadline and retries', () => {
   it('refuses deliveryTimeoutMs < lingerMs + requestTimeoutMs at construction, saying why', () => {
-    expect(() => resolveAccumulatorOptions({ lingerMs: 5, requestTimeoutMs: 30_000, deliveryTimeoutMs: 30_000 }, { idempotent: false })).toThrow(
-      /deliveryTimeoutMs must be at least lingerMs \+ requestTimeoutMs \(5 \+ 30000 = 30005 ms\), got 30000/,
-    );
-    expect(() => resolveAccumulatorOptions({ lingerMs: 5, requestTimeoutMs: 30_000, deliveryTimeoutMs: 30_005 }, { idempotent: false })).not.toThrow();
+    expect(() =>
+      resolveAccumulatorOptions(
+        { lingerMs: 5, requestTimeoutMs: 30_000, deliveryTimeoutMs: 30_000 },
+        { idempotent: false },
+      ),
+    ).toThrow(/deliveryTimeoutMs must be at least lingerMs \+ requestTimeoutMs \(5 \+ 30000 = 30005 ms\), got 30000/);
+    expect(() =>
+      resolveAccumulatorOptions(
+        { lingerMs: 5, requestTimeoutMs: 30_000, deliveryTimeoutMs: 30_005 },
+        { idempotent: false },
+      ),
+    ).not.toThrow();
   });
 
   it('backs off 100 ms doubling to 1 s with jitter, and classifies errors by class and code', () => {
@@ -216,7 +243,10 @@ describe('delivery deadline and retries', () => {
     sink.sent[1]!.resolve({ acks: sink.acks(1), error: brokerError(ErrorCode.NOT_AUTHORIZED, 'no') });
     await settle();
     expect(sends.slice(0, 3).map((o) => (o as { offset: bigint }).offset)).toEqual([0n, 1n, 2n]);
-    expect(sends.slice(3).map((o) => (o as unknown as { errorCode: number }).errorCode)).toEqual([ErrorCode.NOT_AUTHORIZED, ErrorCode.NOT_AUTHORIZED]);
+    expect(sends.slice(3).map((o) => (o as unknown as { errorCode: number }).errorCode)).toEqual([
+      ErrorCode.NOT_AUTHORIZED,
+      ErrorCode.NOT_AUTHORIZED,
+    ]);
     expect(sink.sent).toHaveLength(2);
   });
 

@@ -36,7 +36,9 @@ describe('Connection', () => {
       }
     });
     conn = await Connection.open(`127.0.0.1:${server.port}`);
-    const replies = await Promise.all(['1', '2', '3'].map((v) => conn!.request(ProduceRequest, produce(v), ProduceAckReply)));
+    const replies = await Promise.all(
+      ['1', '2', '3'].map((v) => conn!.request(ProduceRequest, produce(v), ProduceAckReply)),
+    );
     expect(replies.map((r) => r.offset)).toEqual([1n, 2n, 3n]);
     expect(conn.pendingRequests).toBe(0);
   });
@@ -122,7 +124,14 @@ describe('Connection', () => {
   });
 
   it('routes zero-correl RECORD frames to the push handler while a request waits, and drops strays', async () => {
-    const record = { topic: 't', partition: 1, offset: 7n, timestamp: 1n, key: Buffer.from('k'), value: Buffer.from('v') };
+    const record = {
+      topic: 't',
+      partition: 1,
+      offset: 7n,
+      timestamp: 1n,
+      key: Buffer.from('k'),
+      value: Buffer.from('v'),
+    };
     server = await startFakeServer((socket, frame) => {
       socket.write(encodeFrame(RecordReply, ZERO_CORREL, record));
       socket.write(encodeFrame(OkReply, Buffer.alloc(16, 7), {}));
@@ -146,7 +155,14 @@ describe('Connection', () => {
   });
 
   it('collects a stream of frames with the request correl until OK', async () => {
-    const record = { topic: 't', partition: 2, offset: 0n, timestamp: 5n, key: Buffer.alloc(0), value: Buffer.from('v') };
+    const record = {
+      topic: 't',
+      partition: 2,
+      offset: 0n,
+      timestamp: 5n,
+      key: Buffer.alloc(0),
+      value: Buffer.from('v'),
+    };
     server = await startFakeServer((socket, frame) => {
       socket.write(encodeFrame(RecordReply, frame.correl, record));
       socket.write(encodeFrame(RecordReply, frame.correl, { ...record, offset: 40n }));
@@ -158,15 +174,24 @@ describe('Connection', () => {
   });
 
   it('rejects a streamed reply past maxFrames, drops the rest of it, and goes on serving requests', async () => {
-    const record = { topic: 't', partition: 1, offset: 0n, timestamp: 5n, key: Buffer.alloc(0), value: Buffer.from('v') };
+    const record = {
+      topic: 't',
+      partition: 1,
+      offset: 0n,
+      timestamp: 5n,
+      key: Buffer.alloc(0),
+      value: Buffer.from('v'),
+    };
     server = await startFakeServer((socket, frame) => {
       if (frame.op === FetchRequest.op) {
-        for (let i = 0; i < 50; i++) socket.write(encodeFrame(RecordReply, frame.correl, { ...record, offset: BigInt(i) }));
+        for (let i = 0; i < 50; i++)
+          socket.write(encodeFrame(RecordReply, frame.correl, { ...record, offset: BigInt(i) }));
         socket.write(encodeFrame(OkReply, frame.correl, {}));
       } else socket.write(encodeFrame(ProduceAckReply, frame.correl, { partition: 1, offset: 7n }));
     });
     conn = await Connection.open(`127.0.0.1:${server.port}`);
-    const fetch = (maxFrames: number) => conn!.requestStream(FetchRequest, { topic: 't', group: 'g', maxRecords: 10 }, Op.OK, { maxFrames });
+    const fetch = (maxFrames: number) =>
+      conn!.requestStream(FetchRequest, { topic: 't', group: 'g', maxRecords: 10 }, Op.OK, { maxFrames });
     await expect(fetch(11)).rejects.toThrow(/sent more than 11 frames in reply to FETCH/);
     expect(conn.pendingRequests).toBe(0);
     expect(await conn.request(ProduceRequest, produce('x'), ProduceAckReply)).toEqual({ partition: 1, offset: 7n });

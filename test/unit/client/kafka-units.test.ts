@@ -35,8 +35,19 @@ describe('acksFor', () => {
   const m = (partition: number) => ({ topic: 't', partition, value: Buffer.alloc(0) });
 
   it('numbers the records of each partition from that partition base offset, in send order', () => {
-    const acks = acksFor([m(1), m(0), m(1), m(1)], [{ partition: 0, offset: 10n }, { partition: 1, offset: 5n }]);
-    expect(acks).toEqual([{ partition: 1, offset: 5n }, { partition: 0, offset: 10n }, { partition: 1, offset: 6n }, { partition: 1, offset: 7n }]);
+    const acks = acksFor(
+      [m(1), m(0), m(1), m(1)],
+      [
+        { partition: 0, offset: 10n },
+        { partition: 1, offset: 5n },
+      ],
+    );
+    expect(acks).toEqual([
+      { partition: 1, offset: 5n },
+      { partition: 0, offset: 10n },
+      { partition: 1, offset: 6n },
+      { partition: 1, offset: 7n },
+    ]);
   });
 
   it('refuses a reply without a base offset for a partition it sent to', () => {
@@ -54,12 +65,17 @@ describe('codecs and headers', () => {
   });
 
   it('zstd works where node:zlib has it and is refused naming the backend where not', () => {
-    if (typeof (zlib as { zstdCompressSync?: unknown }).zstdCompressSync === 'function') expect(kafkaCompression('zstd')).toBe('zstd');
+    if (typeof (zlib as { zstdCompressSync?: unknown }).zstdCompressSync === 'function')
+      expect(kafkaCompression('zstd')).toBe('zstd');
     else expect(() => kafkaCompression('zstd')).toThrow(UnsupportedError);
   });
 
   it('keeps header order and duplicate names', () => {
-    const headers = kafkaHeaders([{ name: 'h', value: Buffer.from('1') }, { name: 'a', value: Buffer.from('x') }, { name: 'h', value: Buffer.from('2') }]);
+    const headers = kafkaHeaders([
+      { name: 'h', value: Buffer.from('1') },
+      { name: 'a', value: Buffer.from('x') },
+      { name: 'h', value: Buffer.from('2') },
+    ]);
     expect([...headers!].map(([k, v]) => `${k.toString()}=${v.toString()}`)).toEqual(['h=1', 'a=x', 'h=2']);
     expect(kafkaHeaders([])).toBeUndefined();
   });

@@ -47,7 +47,11 @@ describe('produceBatch reply handling', () => {
   it('returns the landed prefix with the error of a partial append', async () => {
     const s = await session((socket, frame) => {
       const ack = {
-        acks: [{ partition: 1, offset: 0n }, { partition: 2, offset: 0n }, { partition: 1, offset: 30n }],
+        acks: [
+          { partition: 1, offset: 0n },
+          { partition: 2, offset: 0n },
+          { partition: 1, offset: 30n },
+        ],
         errorCode: 7,
         errorMessage: 'disk full',
       };
@@ -87,10 +91,17 @@ describe('produceBatch reply handling', () => {
   it('sends headers to a crater broker with BATCH_FLAG_HEADERS, byte-exact', async () => {
     const s = await session((socket, frame) => {
       socket.write(
-        encodeFrame(ProduceBatchAckReply, frame.correl, { acks: [{ partition: 1, offset: 0n }], errorCode: 0, errorMessage: '' }),
+        encodeFrame(ProduceBatchAckReply, frame.correl, {
+          acks: [{ partition: 1, offset: 0n }],
+          errorCode: 0,
+          errorMessage: '',
+        }),
       );
     });
-    const headers = [{ name: 'h', value: Buffer.from([0, 255, 10]) }, { name: 'h', value: Buffer.alloc(0) }];
+    const headers = [
+      { name: 'h', value: Buffer.from([0, 255, 10]) },
+      { name: 'h', value: Buffer.alloc(0) },
+    ];
     await produceBatch(s, 'orders', [{ key: Buffer.from([0xff, 0]), value: Buffer.from([1, 2]), headers }]);
     const sent = decodePayload(ProduceBatchRequest, server!.frames[0]!.payload);
     expect(sent.flags).toBe(2);

@@ -2,7 +2,13 @@
  * A ProduceSink for the accumulator's unit tests: every sendBatch is recorded with a promise the test settles, so a
  * test decides what the "broker" answered and when. Integration tests use a real broker instead.
  */
-import type { BatchResult, ProduceAck, ProducerRecord, ProduceSink, SendOptions } from '../../../src/client/producer/sink.js';
+import type {
+  BatchResult,
+  ProduceAck,
+  ProducerRecord,
+  ProduceSink,
+  SendOptions,
+} from '../../../src/client/producer/sink.js';
 
 export interface SentBatch {
   topic: string;
@@ -22,13 +28,16 @@ export class ScriptedSink implements ProduceSink {
   /** A single-record request (PRODUCE): answered like a batch of one, which it stands for. */
   send(topic: string, record: ProducerRecord, options: SendOptions): Promise<ProduceAck> {
     return new Promise((resolve, reject) => {
-      const answer = (r: BatchResult): void => (r.acks[0] ? resolve(r.acks[0]) : reject(r.error ?? new Error('no ack')));
+      const answer = (r: BatchResult): void =>
+        r.acks[0] ? resolve(r.acks[0]) : reject(r.error ?? new Error('no ack'));
       this.sent.push({ topic, records: [record], options, single: true, resolve: answer, reject });
     });
   }
 
   sendBatch(topic: string, records: readonly ProducerRecord[], options: SendOptions): Promise<BatchResult> {
-    return new Promise((resolve, reject) => this.sent.push({ topic, records: [...records], options, single: false, resolve, reject }));
+    return new Promise((resolve, reject) =>
+      this.sent.push({ topic, records: [...records], options, single: false, resolve, reject }),
+    );
   }
 
   /** Acks for `n` records at the next offsets of partition 1. */

@@ -23,7 +23,14 @@ describe('share ack queue', () => {
     q.decideRest(ShareAckType.ACCEPT);
     const ranges = q.drain().map((p) => [p.partition, p.ranges.map((r) => [r.firstOffset, r.lastOffset, r.type])]);
     expect(ranges).toEqual([
-      [1, [[0n, 1n, 1], [2n, 2n, 2], [3n, 3n, 1]]],
+      [
+        1,
+        [
+          [0n, 1n, 1],
+          [2n, 2n, 2],
+          [3n, 3n, 1],
+        ],
+      ],
       [2, [[0n, 0n, 1]]],
     ]);
     expect(q.undecided()).toBe(0);
@@ -36,10 +43,16 @@ describe('share ack queue', () => {
     const second = [rec(1, 9)];
     q.delivered(second);
     for (const r of [first[0]!, first[1]!, second[0]!]) q.decide(r, ShareAckType.ACCEPT, 0, '');
-    expect(q.drain()[0]!.ranges.map((r) => [r.firstOffset, r.lastOffset])).toEqual([[5n, 5n], [7n, 7n], [9n, 9n]]);
+    expect(q.drain()[0]!.ranges.map((r) => [r.firstOffset, r.lastOffset])).toEqual([
+      [5n, 5n],
+      [7n, 7n],
+      [9n, 9n],
+    ]);
     expect(q.undecided()).toBe(1);
     expect(q.decide(first[0]!, ShareAckType.ACCEPT, 0, '')).toBe(false);
     expect(q.decide(first[2]!, ShareAckType.REJECT, 0, 'x')).toBe(true);
-    expect(q.drain()[0]!.ranges).toEqual([{ firstOffset: 8n, lastOffset: 8n, type: ShareAckType.REJECT, releaseDelayMs: 0, reason: 'x' }]);
+    expect(q.drain()[0]!.ranges).toEqual([
+      { firstOffset: 8n, lastOffset: 8n, type: ShareAckType.REJECT, releaseDelayMs: 0, reason: 'x' },
+    ]);
   });
 });

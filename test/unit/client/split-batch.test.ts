@@ -7,9 +7,17 @@ import { ProduceBatchRequest } from '../../../src/protocol/messages/produce-batc
 const rec = (size: number) => ({ key: Buffer.from('k'), value: Buffer.alloc(size, 0x61) });
 
 /** The FrameLen the real encoder produces for a chunk. */
-function frameLen(topic: string, records: { key: Buffer; value: Buffer; headers?: { name: string; value: Buffer }[] }[]) {
+function frameLen(
+  topic: string,
+  records: { key: Buffer; value: Buffer; headers?: { name: string; value: Buffer }[] }[],
+) {
   const withHeaders = records.some((r) => r.headers && r.headers.length > 0);
-  const frame = encodeFrame(ProduceBatchRequest, Buffer.alloc(16, 1), { flags: withHeaders ? 2 : 0, codec: 0, topic, records });
+  const frame = encodeFrame(ProduceBatchRequest, Buffer.alloc(16, 1), {
+    flags: withHeaders ? 2 : 0,
+    codec: 0,
+    topic,
+    records,
+  });
   return frame.length - 4;
 }
 
@@ -24,7 +32,7 @@ describe('splitBatch', () => {
   });
 
   it('keeps every chunk within the frame limit, in order, with no record lost', () => {
-    const records = Array.from({ length: 500 }, (_, i) => rec(i * 37 % 5_000));
+    const records = Array.from({ length: 500 }, (_, i) => rec((i * 37) % 5_000));
     const chunks = splitBatch(records, { maxFrameBytes: 64 * 1024, topic: 'orders' });
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.flat()).toEqual(records);
@@ -59,7 +67,9 @@ describe('splitBatch', () => {
     const limit = batchOverhead(6) + 2 * batchEntrySize(rec(100), false);
     const records = [rec(100), rec(100)];
     expect(splitBatch(records, { maxFrameBytes: limit, topic: 'orders' }).map((c) => c.length)).toEqual([2]);
-    expect(splitBatch(records, { maxFrameBytes: limit, topic: 'orders', idempotent: true }).map((c) => c.length)).toEqual([1, 1]);
+    expect(
+      splitBatch(records, { maxFrameBytes: limit, topic: 'orders', idempotent: true }).map((c) => c.length),
+    ).toEqual([1, 1]);
   });
 
   it('refuses a record that cannot fit a frame on its own', () => {

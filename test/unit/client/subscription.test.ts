@@ -42,7 +42,10 @@ describe('Subscription', () => {
     });
     const port = server.port;
     const sub = new Subscription(
-      async () => ({ conn: await Connection.open(`127.0.0.1:${port}`), server: { name: 'crater', version: '', isCrater: true } }),
+      async () => ({
+        conn: await Connection.open(`127.0.0.1:${port}`),
+        server: { name: 'crater', version: '', isCrater: true },
+      }),
       't',
       'g',
       { highWaterMark: 10 },

@@ -33,8 +33,18 @@ describe('client-side cap checks', () => {
 
   it('bounds header count, name and value sizes', () => {
     const h = (name: string, size = 1) => ({ name, value: Buffer.alloc(size) });
-    expect(() => validateHeaders('h', Array.from({ length: 64 }, () => h('n')))).not.toThrow();
-    expect(() => validateHeaders('h', Array.from({ length: 65 }, () => h('n')))).toThrow(/65 headers/);
+    expect(() =>
+      validateHeaders(
+        'h',
+        Array.from({ length: 64 }, () => h('n')),
+      ),
+    ).not.toThrow();
+    expect(() =>
+      validateHeaders(
+        'h',
+        Array.from({ length: 65 }, () => h('n')),
+      ),
+    ).toThrow(/65 headers/);
     expect(() => validateHeaders('h', [h('n'.repeat(257))])).toThrow(UsageError);
     expect(() => validateHeaders('h', [h('n', 65_537)])).toThrow(UsageError);
   });

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CodecError,
-  compressValue,
-  decompressValue,
-  snappyDeclaredLength,
-} from '../../../src/protocol/compression.js';
+import { CodecError, compressValue, decompressValue, snappyDeclaredLength } from '../../../src/protocol/compression.js';
 import { Codec } from '../../../src/protocol/opcodes.js';
 
 const value = Buffer.from('the quick brown fox '.repeat(50));

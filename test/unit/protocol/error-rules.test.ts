@@ -30,7 +30,8 @@ describe('the error-code rules', () => {
   });
 
   it('never lets a retriable code end a session: a resend with the same sequence must be safe', () => {
-    for (const name of names) if (errorRules[name].retriable) expect([name, errorRules[name].producer]).toEqual([name, 'keep']);
+    for (const name of names)
+      if (errorRules[name].retriable) expect([name, errorRules[name].producer]).toEqual([name, 'keep']);
   });
 
   it('ends the session on every code after which the broker may hold state for the sequence', () => {

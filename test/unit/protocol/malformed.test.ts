@@ -20,7 +20,6 @@ import {
 import { Writer } from '../../../src/protocol/writer.js';
 import { expectDecodeError } from './fixtures.js';
 
-
 const k = Buffer.from('k');
 
 /** A PRODUCE_BATCH payload with an arbitrary count and `entries` empty key/value pairs. */
@@ -61,7 +60,9 @@ describe('malformed payloads fail with a DecodeError naming the field (the broke
   });
 
   it('PRODUCE_BATCH count 0, count 10,001, and a count larger than the payload could hold', () => {
-    expect(expectDecodeError(() => decodePayload(ProduceBatchRequest, batchPayload(0, 0))).message).toMatch(/at least 1/);
+    expect(expectDecodeError(() => decodePayload(ProduceBatchRequest, batchPayload(0, 0))).message).toMatch(
+      /at least 1/,
+    );
     expect(expectDecodeError(() => decodePayload(ProduceBatchRequest, batchPayload(10_001, 10_001))).message).toMatch(
       /exceeds the limit of 10000/,
     );

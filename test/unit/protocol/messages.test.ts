@@ -17,9 +17,11 @@ function cases(table: Record<string, unknown>, samples: Record<string, unknown[]
 const requestCases = cases(requestCodecs, requestSamples);
 const replyCases = [
   ...cases(replyCodecs, replySamples),
-  ...recordBatchWithHeadersSamples.map(
-    (m, i): Case => [`RECORD_BATCH+headers #${i}`, RecordBatchWithHeadersReply as MessageCodec<unknown>, m],
-  ),
+  ...recordBatchWithHeadersSamples.map((m, i): Case => [
+    `RECORD_BATCH+headers #${i}`,
+    RecordBatchWithHeadersReply as MessageCodec<unknown>,
+    m,
+  ]),
 ];
 
 describe('every frame round-trips', () => {

@@ -7,7 +7,11 @@ import { expectDecodeError } from './fixtures.js';
 describe('Writer and Reader', () => {
   it('round-trips every integer width big-endian, u64 as bigint beyond 2^53', () => {
     const w = new Writer(1);
-    w.u8(0xab).u16(0xbeef).u32(0xdeadbeef).u64(2n ** 63n + 5n).u64(0n);
+    w.u8(0xab)
+      .u16(0xbeef)
+      .u32(0xdeadbeef)
+      .u64(2n ** 63n + 5n)
+      .u64(0n);
     const bytes = w.finish();
     expect(bytes.subarray(0, 7).toString('hex')).toBe('abbeefdeadbeef');
     const r = new Reader(bytes);
@@ -141,7 +145,9 @@ describe('Reader failure kinds', () => {
     expect(new Reader(Buffer.from('0002686900', 'hex')).str16('s')).toBe('hi');
     expect(expectDecodeError(() => new Reader(Buffer.from('0003ab', 'hex')).str16('s')).kind).toBe('string-past-end');
     expect(expectDecodeError(() => new Reader(Buffer.from('00', 'hex')).str16('s')).kind).toBe('short');
-    expect(expectDecodeError(() => new Reader(Buffer.from('00000009', 'hex')).count('n', 1)).kind).toBe('count-past-end');
+    expect(expectDecodeError(() => new Reader(Buffer.from('00000009', 'hex')).count('n', 1)).kind).toBe(
+      'count-past-end',
+    );
     expect(expectDecodeError(() => new Reader(Buffer.from('00000003aabbcc', 'hex')).count('n', 1, 2)).kind).toBe(
       'count-over-limit',
     );

@@ -4,7 +4,14 @@ import { decodePayload, encodePayload } from '../../../src/protocol/message.js';
 import { type FetchedRecord, RecordBatchReply } from '../../../src/protocol/messages/fetch.js';
 
 function rec(topic: string, offset: bigint, key: string, value: Buffer, partition = 1): FetchedRecord {
-  return { topic, partition, offset, timestamp: offset % 2n ** 63n + 1_700_000_000_000n, key: Buffer.from(key), value };
+  return {
+    topic,
+    partition,
+    offset,
+    timestamp: (offset % 2n ** 63n) + 1_700_000_000_000n,
+    key: Buffer.from(key),
+    value,
+  };
 }
 
 const batch: FetchedRecord[] = [
@@ -54,6 +61,8 @@ describe('RECORD_BATCH decode (header-less hot path)', () => {
     );
     const count = Buffer.from(bytes);
     count.writeUInt32BE(1000, 0);
-    expect(() => decodePayload(RecordBatchReply, count)).toThrow(expect.objectContaining({ field: 'count', offset: 0 }));
+    expect(() => decodePayload(RecordBatchReply, count)).toThrow(
+      expect.objectContaining({ field: 'count', offset: 0 }),
+    );
   });
 });

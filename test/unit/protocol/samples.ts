@@ -28,9 +28,7 @@ export const requestSamples: Record<RequestName, unknown[]> = {
   HEARTBEAT_RESP: [{}],
   IDENTIFY_CLIENT: [{ name: 'crater-client', version: '0.1.0' }],
   INIT_PRODUCER_ID: [{ producerName: undefined }, { producerName: 'app' }, { producerName: '' }],
-  PRODUCE_IDEMPOTENT: [
-    { producerId: 7n, seq: 4, epoch: 3, codec: 1, topic: 'orders', key: b('k'), value: b('hello') },
-  ],
+  PRODUCE_IDEMPOTENT: [{ producerId: 7n, seq: 4, epoch: 3, codec: 1, topic: 'orders', key: b('k'), value: b('hello') }],
   JOIN_GROUP: [{ groupId: 'billing', memberId: '', topics: ['orders', 'payments'] }],
   LEAVE_GROUP: [{ groupId: 'billing', memberId: 'abcd1234' }],
   GROUP_HEARTBEAT: [{ groupId: 'billing', memberId: 'abcd1234' }],
@@ -47,7 +45,15 @@ export const requestSamples: Record<RequestName, unknown[]> = {
   ],
   NACK: [{ topic: 'orders', partition: 2, offset: 4096n, reason: 'poison' }],
   PRODUCE_BATCH: [
-    { flags: 0, codec: 0, topic: 'orders', records: [{ key: b('a'), value: b('1') }, { key: b(''), value: b('') }] },
+    {
+      flags: 0,
+      codec: 0,
+      topic: 'orders',
+      records: [
+        { key: b('a'), value: b('1') },
+        { key: b(''), value: b('') },
+      ],
+    },
     {
       flags: BatchFlag.IDEMPOTENT,
       codec: 2,
@@ -62,7 +68,14 @@ export const requestSamples: Record<RequestName, unknown[]> = {
       codec: 0,
       topic: 'orders',
       records: [
-        { key: b('a'), value: b('1'), headers: [{ name: 'trace', value: b('t1') }, { name: 'trace', value: b('') }] },
+        {
+          key: b('a'),
+          value: b('1'),
+          headers: [
+            { name: 'trace', value: b('t1') },
+            { name: 'trace', value: b('') },
+          ],
+        },
         { key: b('b'), value: b('2'), headers: [] },
       ],
     },
@@ -81,7 +94,10 @@ export const requestSamples: Record<RequestName, unknown[]> = {
   AUTH_SCRAM: [{ mechanism: 'SCRAM-SHA-256', clientFirst: 'n,,n=alice,r=abc' }],
   AUTH_SCRAM_FINAL: [{ clientFinal: 'c=biws,r=abcdef,p=cHJvb2Y=' }],
   CREATE_PARTITIONS: [{ name: 'orders', newTotal: 8 }],
-  SHARE_JOIN: [{ group: 'workers', topics: ['jobs'] }, { group: 'w', topics: ['a', 'b'] }],
+  SHARE_JOIN: [
+    { group: 'workers', topics: ['jobs'] },
+    { group: 'w', topics: ['a', 'b'] },
+  ],
   SHARE_HEARTBEAT: [{ group: 'workers', memberId: 'm-1' }],
   SHARE_LEAVE: [{ group: 'workers', memberId: 'm-1' }],
   SHARE_FETCH: [
@@ -107,7 +123,13 @@ export const requestSamples: Record<RequestName, unknown[]> = {
     {
       group: 'workers',
       memberId: 'm-1',
-      acks: [{ topic: 'jobs', partition: 1, ranges: [{ firstOffset: 7n, lastOffset: 7n, type: 3, releaseDelayMs: 0, reason: 'bad json' }] }],
+      acks: [
+        {
+          topic: 'jobs',
+          partition: 1,
+          ranges: [{ firstOffset: 7n, lastOffset: 7n, type: 3, releaseDelayMs: 0, reason: 'bad json' }],
+        },
+      ],
     },
   ],
   SHARE_DESCRIBE: [{ group: 'workers' }],
@@ -138,14 +160,27 @@ export const replySamples: Record<ReplyName, unknown[]> = {
   IDENTIFY_ACK: [{ serverName: 'MoonMQ', serverVersion: 'v0.01' }],
   PRODUCER_ID: [{ producerId: 1n, epoch: 65_535 }],
   GROUP_ASSIGNMENT: [
-    { memberId: 'abcd1234', topics: [{ topic: 'a', partitions: [] }, { topic: 'b', partitions: [1, 2] }] },
+    {
+      memberId: 'abcd1234',
+      topics: [
+        { topic: 'a', partitions: [] },
+        { topic: 'b', partitions: [1, 2] },
+      ],
+    },
   ],
   NACK_ACK: [
     { deadLettered: false, attempts: 1, dlqTopic: '' },
     { deadLettered: true, attempts: 3, dlqTopic: 'orders.dlq' },
   ],
   PRODUCE_BATCH_ACK: [
-    { acks: [{ partition: 1, offset: 0n }, { partition: 2, offset: 39n }], errorCode: 0, errorMessage: '' },
+    {
+      acks: [
+        { partition: 1, offset: 0n },
+        { partition: 2, offset: 39n },
+      ],
+      errorCode: 0,
+      errorMessage: '',
+    },
     { acks: [{ partition: 1, offset: 0n }], errorCode: 7, errorMessage: 'disk full' },
   ],
   RECORD_BATCH: [{ records: [record('orders', 0n), record('orders', 31n), record('payments', 5n)] }],
@@ -179,7 +214,13 @@ export const replySamples: Record<ReplyName, unknown[]> = {
       state: 'stable',
       members: [
         { memberId: 'm1', topics: [{ topic: 'orders', partitions: [1, 2] }] },
-        { memberId: 'm2', topics: [{ topic: 'orders', partitions: [3] }, { topic: 'payments', partitions: [] }] },
+        {
+          memberId: 'm2',
+          topics: [
+            { topic: 'orders', partitions: [3] },
+            { topic: 'payments', partitions: [] },
+          ],
+        },
       ],
       offsets: [{ topic: 'orders', partition: 1, offset: 93n }],
     },
@@ -188,14 +229,34 @@ export const replySamples: Record<ReplyName, unknown[]> = {
   ERROR: [{ code: 5, message: 'nope' }],
   HEARTBEAT_REQ: [{}],
   HEARTBEAT_RESP: [{}],
-  SHARE_MEMBER: [{ memberId: 'm-1', heartbeatIntervalMs: 5_000, sessionTimeoutMs: 45_000, recordLockDurationMs: 30_000 }],
+  SHARE_MEMBER: [
+    { memberId: 'm-1', heartbeatIntervalMs: 5_000, sessionTimeoutMs: 45_000, recordLockDurationMs: 30_000 },
+  ],
   SHARE_RECORDS: [
     { brokerTimeMs: 1_700_000_000_000n, records: [], results: [] },
     {
       brokerTimeMs: 1_700_000_000_000n,
       records: [
-        { topic: 'jobs', partition: 1, offset: 0n, timestamp: 1_700_000_000_000n, deliveryCount: 1, lockDeadlineMs: 1_700_000_030_000n, key: b('k'), value: b('v') },
-        { topic: 'jobs', partition: 1, offset: 1n, timestamp: 1_700_000_000_001n, deliveryCount: 2, lockDeadlineMs: 1_700_000_030_000n, key: b(''), value: b('second') },
+        {
+          topic: 'jobs',
+          partition: 1,
+          offset: 0n,
+          timestamp: 1_700_000_000_000n,
+          deliveryCount: 1,
+          lockDeadlineMs: 1_700_000_030_000n,
+          key: b('k'),
+          value: b('v'),
+        },
+        {
+          topic: 'jobs',
+          partition: 1,
+          offset: 1n,
+          timestamp: 1_700_000_000_001n,
+          deliveryCount: 2,
+          lockDeadlineMs: 1_700_000_030_000n,
+          key: b(''),
+          value: b('second'),
+        },
       ],
       results: [{ topic: 'jobs', partition: 1, errorCode: 0, records: 3 }],
     },
@@ -219,7 +280,10 @@ export const replySamples: Record<ReplyName, unknown[]> = {
           acknowledged: 3,
           archived: 1,
           oldestLockAgeMs: 1_500n,
-          deliveryCounts: [{ deliveryCount: 1, records: 5 }, { deliveryCount: 2, records: 2 }],
+          deliveryCounts: [
+            { deliveryCount: 1, records: 5 },
+            { deliveryCount: 2, records: 2 },
+          ],
         },
       ],
     },

@@ -39,18 +39,34 @@ describe('malformed share frames fail with a DecodeError naming the field', () =
   const range = { firstOffset: 1n, lastOffset: 1n, type: 1 as const, releaseDelayMs: 0, reason: '' };
 
   it('an unknown ack type', () => {
-    const bytes = encodePayload(ShareAckRequest, { group: 'w', memberId: 'm', acks: [{ topic: 't', partition: 1, ranges: [range] }] });
+    const bytes = encodePayload(ShareAckRequest, {
+      group: 'w',
+      memberId: 'm',
+      acks: [{ topic: 't', partition: 1, ranges: [range] }],
+    });
     bytes[bytes.length - 9] = 9;
     expect(expectDecodeError(() => decodePayload(ShareAckRequest, bytes)).field).toBe('acks[0].ranges[0].ack_type');
   });
 
   it('max_records 0 and a wait past 30 s', () => {
-    expect(expectDecodeError(() => decodePayload(ShareFetchRequest, encodePayload(ShareFetchRequest, { ...fetch, maxRecords: 0 }))).field).toBe('max_records');
-    expect(expectDecodeError(() => decodePayload(ShareFetchRequest, encodePayload(ShareFetchRequest, { ...fetch, maxWaitMs: 30_001 }))).field).toBe('max_wait_ms');
+    expect(
+      expectDecodeError(() =>
+        decodePayload(ShareFetchRequest, encodePayload(ShareFetchRequest, { ...fetch, maxRecords: 0 })),
+      ).field,
+    ).toBe('max_records');
+    expect(
+      expectDecodeError(() =>
+        decodePayload(ShareFetchRequest, encodePayload(ShareFetchRequest, { ...fetch, maxWaitMs: 30_001 })),
+      ).field,
+    ).toBe('max_wait_ms');
   });
 
   it('a join without topics, a range count the payload cannot hold, an unknown reset target', () => {
-    expect(expectDecodeError(() => decodePayload(ShareJoinRequest, encodePayload(ShareJoinRequest, { group: 'w', topics: [] }))).field).toBe('topic_count');
+    expect(
+      expectDecodeError(() =>
+        decodePayload(ShareJoinRequest, encodePayload(ShareJoinRequest, { group: 'w', topics: [] })),
+      ).field,
+    ).toBe('topic_count');
     const bytes = encodePayload(ShareFetchRequest, { ...fetch, acks: [{ topic: 't', partition: 1, ranges: [range] }] });
     bytes.writeUInt32BE(1_000, bytes.length - 29);
     expect(expectDecodeError(() => decodePayload(ShareFetchRequest, bytes)).field).toBe('acks[0].ranges.count');

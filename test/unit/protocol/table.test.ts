@@ -20,6 +20,11 @@ describe('namesOf', () => {
     for (const [name, code] of Object.entries(ErrorCode)) expect(errorName(code)).toBe(`ERR_${name}`);
     for (const [name, code] of Object.entries(TxnState)) expect(txnStateName(code)).toBe(name);
     for (const [name, code] of Object.entries(ExitCode)) expect(exitCodeName(code)).toBe(name);
-    expect([opName(0xff), errorName(99), txnStateName(9), exitCodeName(9)]).toEqual(['0xff', 'ERR_UNKNOWN_99', 'UNKNOWN_9', undefined]);
+    expect([opName(0xff), errorName(99), txnStateName(9), exitCodeName(9)]).toEqual([
+      '0xff',
+      'ERR_UNKNOWN_99',
+      'UNKNOWN_9',
+      undefined,
+    ]);
   });
 });

@@ -162,7 +162,12 @@ describe('CommitLog', () => {
     fs.writeFileSync(`${file(5n, '.log')}.cleaned`, encodeRecord(rec('p', 'promoted')));
     const again = openLog();
     const names = fs.readdirSync(dir).sort();
-    expect(names).toEqual([segmentFileName(0n, '.index'), segmentFileName(0n, '.log'), segmentFileName(5n, '.index'), segmentFileName(5n, '.log')]);
+    expect(names).toEqual([
+      segmentFileName(0n, '.index'),
+      segmentFileName(0n, '.log'),
+      segmentFileName(5n, '.index'),
+      segmentFileName(5n, '.log'),
+    ]);
     expect(fs.readFileSync(file(0n, '.log'))).toEqual(original);
     expect(again.read(0n, { maxRecords: 10 }).map((r) => [r.offset, r.value.toString()])).toEqual([
       [0n, '1'],

@@ -63,7 +63,9 @@ describe('compaction', () => {
       [6n, 'e', '1'],
     ]);
     // The rewritten index describes the renumbered survivors.
-    expect(fs.readFileSync(path.join(dir, 'p', segmentFileName(0n, '.index'))).toString('hex')).toBe('0000000000000000');
+    expect(fs.readFileSync(path.join(dir, 'p', segmentFileName(0n, '.index'))).toString('hex')).toBe(
+      '0000000000000000',
+    );
   });
 
   it('drops a tombstoned key entirely, tombstone included, and removes a segment left empty', () => {

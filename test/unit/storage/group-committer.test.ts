@@ -84,9 +84,12 @@ describe('GroupCommitter, linger policy (MoonMQ)', () => {
   it('the first waiter starts a 2 ms timer; when it fires one fsync wakes every waiter', async () => {
     vi.useFakeTimers();
     let calls = 0;
-    const gc = new GroupCommitter(async () => {
-      calls++;
-    }, { policy: 'linger' });
+    const gc = new GroupCommitter(
+      async () => {
+        calls++;
+      },
+      { policy: 'linger' },
+    );
     const waiters = Array.from({ length: 10 }, () => gc.request());
     expect(calls).toBe(0);
     await vi.advanceTimersByTimeAsync(1);
@@ -100,9 +103,12 @@ describe('GroupCommitter, linger policy (MoonMQ)', () => {
   it('the 64th waiter triggers the fsync at once', async () => {
     vi.useFakeTimers();
     let calls = 0;
-    const gc = new GroupCommitter(async () => {
-      calls++;
-    }, { policy: 'linger', maxWaiters: 64 });
+    const gc = new GroupCommitter(
+      async () => {
+        calls++;
+      },
+      { policy: 'linger', maxWaiters: 64 },
+    );
     const waiters = Array.from({ length: 63 }, () => gc.request());
     expect(calls).toBe(0);
     waiters.push(gc.request());

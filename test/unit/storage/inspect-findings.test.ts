@@ -73,7 +73,11 @@ describe('inspect findings (the inspected bytes are left as they are)', () => {
     const p = segmented([[R1, huge]]);
     const report = inspectPaths([p]);
     expect(kinds(report.findings)).toEqual([['impossible-length', name(0, '.log'), R1.length]]);
-    expect(report.partitions[0]!.segments[0]).toMatchObject({ recordCount: 1, validBytes: R1.length, bytes: R1.length + 40 });
+    expect(report.partitions[0]!.segments[0]).toMatchObject({
+      recordCount: 1,
+      validBytes: R1.length,
+      bytes: R1.length + 40,
+    });
   });
 
   it('reports a length below the 21-byte minimum as impossible', () => {
@@ -143,7 +147,9 @@ describe('inspect findings (the inspected bytes are left as they are)', () => {
     ]);
     // A short index is a mismatch too, reported once.
     fs.writeFileSync(index, bytes.subarray(0, 11));
-    expect(kinds(inspectPaths([path.join(p, name(0, '.log'))]).findings)).toEqual([['index-mismatch', name(0, '.index'), 8]]);
+    expect(kinds(inspectPaths([path.join(p, name(0, '.log'))]).findings)).toEqual([
+      ['index-mismatch', name(0, '.index'), 8],
+    ]);
   });
 
   it('accepts the gaps compaction leaves between commit-log segments', async () => {

@@ -66,7 +66,11 @@ describe('inspectPaths on the fixture data dir', () => {
     expect(recs[0]).toMatchObject({ position: 0, size: 47, timestamp: 1_700_000_000_000n, crcValid: true });
     expect(recs[0]!.timestampIso).toBe('2023-11-14T22:13:20.000Z');
     expect(recs[3]).toMatchObject({ attrs: 0x08, transactional: true, producerId: 7n, epoch: 3 });
-    expect(recs[4]).toMatchObject({ control: true, keySize: 0, controlMarker: { marker: 'COMMIT', producerId: 7n, epoch: 3 } });
+    expect(recs[4]).toMatchObject({
+      control: true,
+      keySize: 0,
+      controlMarker: { marker: 'COMMIT', producerId: 7n, epoch: 3 },
+    });
     expect(recs[5]).toMatchObject({ hasHeaders: true, headerCount: 2 });
     expect(recs[0]!.payload).toBeUndefined();
   });
@@ -123,7 +127,10 @@ describe('inspectPaths on the fixture data dir', () => {
     const log = CommitLog.open(path.join(dir, 'partition-1'));
     log.append([{ attrs: 0, timestamp: 1n, key: Buffer.from('k'), value: Buffer.from('v') }]);
     await log.close();
-    fs.appendFileSync(path.join(dir, 'partition-1', '00000000000000000000.log'), encodeRecord({ attrs: 0, timestamp: 2n, key: Buffer.from('k'), value: Buffer.from('w') }).subarray(0, 25));
+    fs.appendFileSync(
+      path.join(dir, 'partition-1', '00000000000000000000.log'),
+      encodeRecord({ attrs: 0, timestamp: 2n, key: Buffer.from('k'), value: Buffer.from('w') }).subarray(0, 25),
+    );
     fs.cpSync(fixture, path.join(dir, 'copy'), { recursive: true });
     const before = snapshot(dir);
     const report = inspectPaths([path.join(dir, 'copy'), path.join(dir, 'partition-1')], { level: 'payload' });

@@ -17,12 +17,16 @@ const part = useTempPartition('crater-recovery-', {});
 const openLog = part.openLog;
 
 /** Writes records through a log and closes it, then removes the clean-shutdown marker: what a crash leaves. */
-async function writeThenCrash(records: RecordToStore[], options: { maxSegmentSize?: number; checkpoint?: number } = {}): Promise<bigint[]> {
+async function writeThenCrash(
+  records: RecordToStore[],
+  options: { maxSegmentSize?: number; checkpoint?: number } = {},
+): Promise<bigint[]> {
   const log = await SegmentedLog.open(part.dir, { create: true, ...options });
   const { offsets } = log.append(records);
   await log.close();
   fs.rmSync(path.join(part.dir, '.clean-shutdown'));
-  if (options.checkpoint !== undefined) fs.writeFileSync(path.join(part.dir, 'recovery-checkpoint'), String(options.checkpoint));
+  if (options.checkpoint !== undefined)
+    fs.writeFileSync(path.join(part.dir, 'recovery-checkpoint'), String(options.checkpoint));
   return offsets;
 }
 
@@ -100,7 +104,10 @@ describe('segmented recovery', () => {
   });
 
   it('verifies only from the checkpoint: sealed segments below it are left as they are', async () => {
-    await writeThenCrash(Array.from({ length: 9 }, (_, i) => rec(Buffer.alloc(71, i))), { maxSegmentSize: 300 });
+    await writeThenCrash(
+      Array.from({ length: 9 }, (_, i) => rec(Buffer.alloc(71, i))),
+      { maxSegmentSize: 300 },
+    );
     const log = await openLog();
     // The checkpoint written at close is the LEO (900), so only the active segment was looked at, from its start.
     expect(log.recovery.cleanShutdown).toBe(false);
@@ -108,14 +115,20 @@ describe('segmented recovery', () => {
   });
 
   it('starts verifying a sealed segment at checkpoint − base when the checkpoint falls inside it', async () => {
-    await writeThenCrash(Array.from({ length: 9 }, (_, i) => rec(Buffer.alloc(71, i))), { maxSegmentSize: 300, checkpoint: 400 });
+    await writeThenCrash(
+      Array.from({ length: 9 }, (_, i) => rec(Buffer.alloc(71, i))),
+      { maxSegmentSize: 300, checkpoint: 400 },
+    );
     // Damage the record at 300, below the checkpoint: it was durable before the crash, so it is not re-verified.
     const sealed = path.join(part.dir, `${stem(300)}.log`);
     const bytes = fs.readFileSync(sealed);
     bytes[30]! ^= 0x01;
     fs.writeFileSync(sealed, bytes);
     const log = await openLog();
-    expect(log.recovery.verified.map((v) => [v.base, v.from])).toEqual([[300, 100], [600, 0]]);
+    expect(log.recovery.verified.map((v) => [v.base, v.from])).toEqual([
+      [300, 100],
+      [600, 0],
+    ]);
     expect(fs.statSync(sealed).size).toBe(300);
   });
 
@@ -188,9 +201,15 @@ describe('segmented recovery', () => {
 
   it('refuses overlapping segments with a StorageError that names them', async () => {
     fs.mkdirSync(part.dir, { recursive: true });
-    fs.writeFileSync(path.join(part.dir, `${stem(0)}.log`), Buffer.concat([encodeRecord(rec('a')), encodeRecord(rec('b'))]));
+    fs.writeFileSync(
+      path.join(part.dir, `${stem(0)}.log`),
+      Buffer.concat([encodeRecord(rec('a')), encodeRecord(rec('b'))]),
+    );
     fs.writeFileSync(path.join(part.dir, `${stem(10)}.log`), encodeRecord(rec('c')));
     fs.writeFileSync(path.join(part.dir, '.clean-shutdown'), '1');
-    await expect(SegmentedLog.open(part.dir)).rejects.toMatchObject({ code: 'ERR_STORAGE', message: expect.stringContaining('past the next') });
+    await expect(SegmentedLog.open(part.dir)).rejects.toMatchObject({
+      code: 'ERR_STORAGE',
+      message: expect.stringContaining('past the next'),
+    });
   });
 });

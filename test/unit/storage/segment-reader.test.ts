@@ -72,7 +72,14 @@ describe('segment reads', () => {
   it('sizes a read from the records it has seen: 250 small records after the first read take one readSync of about their size', async () => {
     const log = await openLog();
     const value = Buffer.alloc(100, 7);
-    log.append(Array.from({ length: 1000 }, (_, i) => ({ attrs: 0, timestamp: T0, key: Buffer.from(`k${String(i).padStart(7, '0')}`), value })));
+    log.append(
+      Array.from({ length: 1000 }, (_, i) => ({
+        attrs: 0,
+        timestamp: T0,
+        key: Buffer.from(`k${String(i).padStart(7, '0')}`),
+        value,
+      })),
+    );
     const first = log.read(0n, { maxRecords: 250 });
     const spy = vi.spyOn(fs, 'readSync');
     const next = log.read(first.at(-1)!.nextOffset, { maxRecords: 250 });
@@ -89,7 +96,12 @@ describe('validation on read', () => {
   /** Two sealed segments and an active one, closed cleanly, so the next open walks only the active segment. */
   async function sealedLog(): Promise<{ offsets: bigint[]; file: string }> {
     const log = await openLog({ maxSegmentSize: 200 });
-    const records = Array.from({ length: 6 }, (_, i) => ({ attrs: 0, timestamp: T0, key: Buffer.from('k'), value: Buffer.alloc(60, i) }));
+    const records = Array.from({ length: 6 }, (_, i) => ({
+      attrs: 0,
+      timestamp: T0,
+      key: Buffer.from('k'),
+      value: Buffer.alloc(60, i),
+    }));
     const { offsets } = log.append(records);
     expect(log.segmentCount).toBeGreaterThan(2);
     await log.close();
@@ -124,7 +136,14 @@ describe('validation on read', () => {
 
   it('checks the header CRC of every record on every read, also of bytes it wrote itself', async () => {
     const log = await openLog();
-    const { offsets } = log.append(Array.from({ length: 3 }, (_, i) => ({ attrs: 0, timestamp: T0, key: Buffer.from('k'), value: Buffer.from([i]) })));
+    const { offsets } = log.append(
+      Array.from({ length: 3 }, (_, i) => ({
+        attrs: 0,
+        timestamp: T0,
+        key: Buffer.from('k'),
+        value: Buffer.from([i]),
+      })),
+    );
     expect(log.read(0n, { maxRecords: 10 })).toHaveLength(3);
     const file = path.join(part.dir, `${stem(0)}.log`);
     const bytes = fs.readFileSync(file);

@@ -102,7 +102,13 @@ describe('SegmentedLog offsets and round trips', () => {
   it('keeps headers, transactional ids and control flags through a round trip', async () => {
     const log = await openLog();
     log.append([
-      { attrs: 0, timestamp: T0, key: Buffer.from('k'), value: Buffer.from('v'), headers: [{ name: 'h', value: Buffer.from('x') }] },
+      {
+        attrs: 0,
+        timestamp: T0,
+        key: Buffer.from('k'),
+        value: Buffer.from('v'),
+        headers: [{ name: 'h', value: Buffer.from('x') }],
+      },
       { attrs: 0x04, timestamp: T0, key: Buffer.alloc(0), value: Buffer.alloc(11), producerId: 7n, epoch: 3 },
     ]);
     const [a, b] = log.read(0n, { maxRecords: 2 });
@@ -183,7 +189,8 @@ describe('SegmentedLog durability', () => {
     // The write of 'lost' gets 5 bytes onto the disk, then fails, and cutting them back fails too: a torn tail.
     const write = vi
       .spyOn(fs, 'writeSync')
-      .mockImplementationOnce(((fd: number, buf: Uint8Array, off: number, _len: number, pos: number) => realWrite(fd, buf, off, 5, pos)) as typeof fs.writeSync)
+      .mockImplementationOnce(((fd: number, buf: Uint8Array, off: number, _len: number, pos: number) =>
+        realWrite(fd, buf, off, 5, pos)) as typeof fs.writeSync)
       .mockImplementationOnce(() => {
         throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
       });
@@ -313,6 +320,8 @@ describe('SegmentedLog bad input', () => {
   });
 
   it('refuses a maxSegmentSize above 4 GiB', async () => {
-    await expect(SegmentedLog.open(part.dir, { create: true, maxSegmentSize: 5 * 1024 ** 3 })).rejects.toBeInstanceOf(StorageError);
+    await expect(SegmentedLog.open(part.dir, { create: true, maxSegmentSize: 5 * 1024 ** 3 })).rejects.toBeInstanceOf(
+      StorageError,
+    );
   });
 });

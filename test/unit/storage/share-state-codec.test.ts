@@ -28,7 +28,9 @@ describe('share state keys', () => {
     expect(p).toBeGreaterThanOrEqual(1);
     expect(p).toBeLessThanOrEqual(16);
     expect(shareStatePartitionOfKey(encodeShareStateKey({ kind: 0, group: 'workers' }), 16)).toBe(p);
-    expect(shareStatePartitionOfKey(encodeShareStateKey({ kind: 1, group: 'workers', topic: 't', partition: 9 }), 16)).toBe(p);
+    expect(
+      shareStatePartitionOfKey(encodeShareStateKey({ kind: 1, group: 'workers', topic: 't', partition: 9 }), 16),
+    ).toBe(p);
   });
 
   it('an unknown kind or trailing bytes are problems', () => {
@@ -51,7 +53,9 @@ describe('share-partition snapshots', () => {
   it('worked bytes and round trip', () => {
     const bytes = encodeSnapshot(snapshot);
     expect(bytes).toEqual(
-      hex('01 0000000000000003 000000000000000a 00000003 0000000000000003 01 0002 0000000000000005 02 0001 0000000000000009 04 0005'),
+      hex(
+        '01 0000000000000003 000000000000000a 00000003 0000000000000003 01 0002 0000000000000005 02 0001 0000000000000009 04 0005',
+      ),
     );
     expect(decodeSnapshot(bytes)).toEqual({ ok: true, value: snapshot });
   });
@@ -65,13 +69,19 @@ describe('share-partition snapshots', () => {
     const bytes = encodeSnapshot(snapshot);
     const wrongState = Buffer.from(bytes);
     wrongState[21 + 8] = 3;
-    expect(decodeSnapshot(wrongState)).toMatchObject({ ok: false, detail: expect.stringContaining('unknown record state 3') });
+    expect(decodeSnapshot(wrongState)).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('unknown record state 3'),
+    });
     expect(decodeSnapshot(bytes.subarray(0, bytes.length - 1)).ok).toBe(false);
     expect(decodeSnapshot(Buffer.from([2])).ok).toBe(false);
   });
 
   it('group configs round-trip', () => {
-    const entries: Array<[string, string]> = [['delivery.count.limit', '3'], ['dlq.enabled', 'true']];
+    const entries: Array<[string, string]> = [
+      ['delivery.count.limit', '3'],
+      ['dlq.enabled', 'true'],
+    ];
     expect(decodeGroupConfig(encodeGroupConfig(entries))).toEqual({ ok: true, value: entries });
   });
 });

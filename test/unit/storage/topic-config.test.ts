@@ -48,7 +48,9 @@ describe('topic.config', () => {
   });
 
   it("writes an internal topic's sidecar byte for byte as MoonMQ does", () => {
-    expect(writeTopicConfig(dir, { maxSegmentSize: 8_388_608, backend: 'commitlog', cleanupPolicy: 'compact' })).toBe(true);
+    expect(writeTopicConfig(dir, { maxSegmentSize: 8_388_608, backend: 'commitlog', cleanupPolicy: 'compact' })).toBe(
+      true,
+    );
     expect(fs.readFileSync(path.join(dir, 'topic.config'), 'utf8')).toBe(
       'max_segment_size=8388608\nbackend=commitlog\ncleanup_policy=compact\n',
     );
@@ -68,7 +70,12 @@ describe('topic.config', () => {
       'max_segment_size=1048576\nretention=86400\ncleaner_interval=60\nmax_log_bytes=1000000000000000000000\n' +
         'backend=commitlog\ncleanup_policy=compact\n',
     );
-    expect([formatPercentF(2.5), formatPercentF(3.5), formatPercentF(2.4), formatPercentF(0)]).toEqual(['2', '4', '2', '0']);
+    expect([formatPercentF(2.5), formatPercentF(3.5), formatPercentF(2.4), formatPercentF(0)]).toEqual([
+      '2',
+      '4',
+      '2',
+      '0',
+    ]);
   });
 
   it('omits defaults and backend=segmented, and writes no file (removing a stale one) when nothing is left', () => {
@@ -80,7 +87,12 @@ describe('topic.config', () => {
   });
 
   it('reads back what it writes', () => {
-    const config = { maxSegmentSize: 4096, retentionSeconds: 10, backend: 'commitlog', cleanupPolicy: 'compact' } as const;
+    const config = {
+      maxSegmentSize: 4096,
+      retentionSeconds: 10,
+      backend: 'commitlog',
+      cleanupPolicy: 'compact',
+    } as const;
     writeTopicConfig(dir, config);
     expect(readTopicConfig(dir)).toEqual(config);
     expect(readTopicConfigEntries(dir)).toEqual({

@@ -16,8 +16,10 @@ export function validateBackoff(b: Backoff): void {
     return;
   }
   if (!Number.isFinite(b.initialMs) || b.initialMs < 0) bad('initialMs', b.initialMs);
-  if (!Number.isFinite(b.maxMs) || b.maxMs < b.initialMs) throw new UsageError(`backoff maxMs must be >= initialMs (${b.initialMs}), got ${b.maxMs}`);
-  if (b.multiplier !== undefined && !(b.multiplier >= 1)) throw new UsageError(`backoff multiplier must be >= 1, got ${b.multiplier}`);
+  if (!Number.isFinite(b.maxMs) || b.maxMs < b.initialMs)
+    throw new UsageError(`backoff maxMs must be >= initialMs (${b.initialMs}), got ${b.maxMs}`);
+  if (b.multiplier !== undefined && !(b.multiplier >= 1))
+    throw new UsageError(`backoff multiplier must be >= 1, got ${b.multiplier}`);
 }
 
 /** The wait before retry number `retry` (1-based). Exponential: min(max, initial × m^(retry-1)), jittered in [0, that]. */

@@ -39,7 +39,14 @@ interface FetchReply {
   waiters: Array<() => void>;
 }
 
-export const BatchDefaults = { maxSize: 100, timeoutMs: 5_000, workers: 1, commitIntervalMs: 5_000, attempts: 3, idleWaitMs: 50 } as const;
+export const BatchDefaults = {
+  maxSize: 100,
+  timeoutMs: 5_000,
+  workers: 1,
+  commitIntervalMs: 5_000,
+  attempts: 3,
+  idleWaitMs: 50,
+} as const;
 
 /** What a batch consumer needs from its client. */
 export interface BatchConsumerDeps {
@@ -57,7 +64,16 @@ function positiveInt(name: string, v: number): number {
 export class BatchConsumer<T = Buffer> implements AsyncDisposable {
   readonly group: string;
   readonly topics: readonly string[];
-  readonly stats: BatchConsumerStats = { batches: 0, records: 0, processed: 0, filtered: 0, retries: 0, deadLettered: 0, discarded: 0, commits: 0 };
+  readonly stats: BatchConsumerStats = {
+    batches: 0,
+    records: 0,
+    processed: 0,
+    filtered: 0,
+    retries: 0,
+    deadLettered: 0,
+    discarded: 0,
+    commits: 0,
+  };
   private readonly cursorGroup: string;
   private readonly maxSize: number;
   private readonly timeoutMs: number;
@@ -90,11 +106,13 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
     this.cursorGroup = cursorGroupOf(options.group);
     this.maxSize = positiveInt('maxSize', options.maxSize ?? BatchDefaults.maxSize);
     this.timeoutMs = options.timeoutMs ?? BatchDefaults.timeoutMs;
-    if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) throw new UsageError(`timeoutMs must be > 0, got ${this.timeoutMs}`);
+    if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs))
+      throw new UsageError(`timeoutMs must be > 0, got ${this.timeoutMs}`);
     this.workers = positiveInt('workers', options.workers ?? BatchDefaults.workers);
     positiveInt('commitIntervalMs', options.commitIntervalMs ?? BatchDefaults.commitIntervalMs);
     const attempts = options.retry?.attempts ?? BatchDefaults.attempts;
-    if (!Number.isInteger(attempts) || attempts < 0) throw new UsageError(`retry attempts must be an integer >= 0, got ${attempts}`);
+    if (!Number.isInteger(attempts) || attempts < 0)
+      throw new UsageError(`retry attempts must be an integer >= 0, got ${attempts}`);
     validateBackoff(options.retry?.backoff ?? DEFAULT_BACKOFF);
     this.clock = options.clock ?? systemClock;
     if (options.rateLimit) {
@@ -105,7 +123,10 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
       }
       this.bucket = new TokenBucket(options.rateLimit, this.clock);
     }
-    if (options.circuitBreaker) this.breaker = new CircuitBreaker(options.circuitBreaker, this.clock, (state) => this.emit({ type: 'breaker', state }));
+    if (options.circuitBreaker)
+      this.breaker = new CircuitBreaker(options.circuitBreaker, this.clock, (state) =>
+        this.emit({ type: 'breaker', state }),
+      );
   }
 
   /** Consumes until stop() (resolves) or a failure it cannot handle (rejects, after committing what finished). */
@@ -176,7 +197,10 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
       const loops: Promise<void>[] = [];
       for (let w = 0; w < this.workers; w++) {
         const output = this.options.transactional
-          ? new TransactionalOutput(this.deps.producer({ producerName: `${CONTROL_PRODUCER_PREFIX}${this.group}.w${w}` }), ctx)
+          ? new TransactionalOutput(
+              this.deps.producer({ producerName: `${CONTROL_PRODUCER_PREFIX}${this.group}.w${w}` }),
+              ctx,
+            )
           : new PlainOutput(this.deps.session, ctx);
         outputs.push(output);
         this.channels.push(new WorkerChannel<Pending>());
@@ -193,7 +217,8 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
       await Promise.all(loops);
       if (!this.options.transactional) {
         // Nothing is in flight now: one DESCRIBE_GROUP shows the cursors just past every registered record.
-        if (this.watermarks.wantsCursors() && !fetchSession.conn.closed) this.watermarks.resolveTails((await describeGroup(fetchSession.conn, this.cursorGroup)).offsets);
+        if (this.watermarks.wantsCursors() && !fetchSession.conn.closed)
+          this.watermarks.resolveTails((await describeGroup(fetchSession.conn, this.cursorGroup)).offsets);
         await this.commitNow();
       }
     } catch (error) {
@@ -277,7 +302,10 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
       const topic = this.topics[Math.min(issued++, this.topics.length - 1)]!;
       const waiters = this.cursorWaiters.splice(0);
       const describe = waiters.length > 0 || this.options.transactional === true;
-      const pair = Promise.all([fetchRecords(session, topic, this.cursorGroup, fetchOptions), describe ? describeGroup(session.conn, this.cursorGroup) : undefined]);
+      const pair = Promise.all([
+        fetchRecords(session, topic, this.cursorGroup, fetchOptions),
+        describe ? describeGroup(session.conn, this.cursorGroup) : undefined,
+      ]);
       inFlight.push(pair.then(([f, d]) => ({ records: f.records, cursors: d?.offsets, waiters })));
     };
     const take = async (dispatch: boolean): Promise<number> => {
@@ -298,7 +326,8 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
         // Caught up: take what is still in flight, then wait before polling again (unless that found records).
         let found = 0;
         while (inFlight.length > 0 && !signal.aborted) found += await take(true);
-        if (found === 0 && issued >= this.topics.length) await this.fetchWait(this.options.idleWaitMs ?? BatchDefaults.idleWaitMs, signal);
+        if (found === 0 && issued >= this.topics.length)
+          await this.fetchWait(this.options.idleWaitMs ?? BatchDefaults.idleWaitMs, signal);
       }
     } finally {
       // Replies already on their way moved the cursor group past their records: register them (unfinished) so the
@@ -330,7 +359,11 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
     });
   }
 
-  private register(records: readonly FetchedRecord[], cursors: ReadonlyArray<{ topic: string; partition: number; offset: bigint }> | undefined, dispatch: boolean): void {
+  private register(
+    records: readonly FetchedRecord[],
+    cursors: ReadonlyArray<{ topic: string; partition: number; offset: bigint }> | undefined,
+    dispatch: boolean,
+  ): void {
     const perWorker: Pending[][] = this.channels.map(() => []);
     let i = 0;
     while (i < records.length) {
@@ -343,7 +376,15 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
       for (let k = i; k < j; k++) {
         const record = records[k]!;
         const next = k + 1 < j ? records[k + 1]!.offset : undefined;
-        const pending: Pending = { offset: record.offset, next, done: false, record, mark, item: undefined, lastError: undefined };
+        const pending: Pending = {
+          offset: record.offset,
+          next,
+          done: false,
+          record,
+          mark,
+          item: undefined,
+          lastError: undefined,
+        };
         into.push(pending);
         mark.add(pending);
       }

@@ -26,7 +26,8 @@ export class CircuitBreaker {
     private readonly onChange: (state: BreakerState) => void = () => {},
   ) {
     const { failureThreshold, samplingWindowMs, pauseMs } = options;
-    if (!Number.isInteger(failureThreshold) || failureThreshold < 1) throw new UsageError(`breaker failureThreshold must be a positive integer, got ${failureThreshold}`);
+    if (!Number.isInteger(failureThreshold) || failureThreshold < 1)
+      throw new UsageError(`breaker failureThreshold must be a positive integer, got ${failureThreshold}`);
     if (!(samplingWindowMs > 0)) throw new UsageError(`breaker samplingWindowMs must be > 0, got ${samplingWindowMs}`);
     if (!(pauseMs > 0)) throw new UsageError(`breaker pauseMs must be > 0, got ${pauseMs}`);
   }

@@ -28,7 +28,8 @@ export interface OffsetEntry {
 }
 
 export function cursorGroupOf(group: string): string {
-  if (Buffer.byteLength(group) > MAX_BATCH_GROUP_BYTES) throw new UsageError(`a batch consumer's group is at most ${MAX_BATCH_GROUP_BYTES} bytes`);
+  if (Buffer.byteLength(group) > MAX_BATCH_GROUP_BYTES)
+    throw new UsageError(`a batch consumer's group is at most ${MAX_BATCH_GROUP_BYTES} bytes`);
   return group + CURSOR_GROUP_SUFFIX;
 }
 
@@ -42,11 +43,16 @@ export async function committedOffsets(session: Session, group: string): Promise
 }
 
 /** Commits `offsets` for `group` in one transaction of `producer` (chunks of 1,024 entries). */
-export async function commitInTransaction(producer: Producer, group: string, offsets: readonly OffsetEntry[]): Promise<void> {
+export async function commitInTransaction(
+  producer: Producer,
+  group: string,
+  offsets: readonly OffsetEntry[],
+): Promise<void> {
   if (offsets.length === 0) return;
   await producer.beginTransaction();
   try {
-    for (let i = 0; i < offsets.length; i += 1024) await producer.sendOffsetsToTransaction(group, offsets.slice(i, i + 1024));
+    for (let i = 0; i < offsets.length; i += 1024)
+      await producer.sendOffsetsToTransaction(group, offsets.slice(i, i + 1024));
   } catch (error) {
     await producer.abortTransaction().catch(() => {});
     throw error;
@@ -55,8 +61,14 @@ export async function commitInTransaction(producer: Producer, group: string, off
 }
 
 /** Every partition of `topics` → the group's committed offset, or 0 where it has none. */
-export async function startPositions(session: Session, group: string, topics: readonly string[]): Promise<OffsetEntry[]> {
-  const committed = new Map((await committedOffsets(session, group)).map((o) => [`${o.partition}:${o.topic}`, o.offset]));
+export async function startPositions(
+  session: Session,
+  group: string,
+  topics: readonly string[],
+): Promise<OffsetEntry[]> {
+  const committed = new Map(
+    (await committedOffsets(session, group)).map((o) => [`${o.partition}:${o.topic}`, o.offset]),
+  );
   const out: OffsetEntry[] = [];
   for (const topic of topics) {
     const { partitionCount } = await describeTopic(session.conn, topic);

@@ -119,7 +119,8 @@ export class TransactionalOutput implements BatchOutput {
         if (result.error) throw result.error;
       }
       const offsets = tentativeOffsets([...done, ...dead.map((d) => d.pending)]);
-      for (let i = 0; i < offsets.length; i += 1024) await this.producer.sendOffsetsToTransaction(this.ctx.group, offsets.slice(i, i + 1024));
+      for (let i = 0; i < offsets.length; i += 1024)
+        await this.producer.sendOffsetsToTransaction(this.ctx.group, offsets.slice(i, i + 1024));
       this.open = false;
       await this.producer.commitTransaction();
     } catch (error) {

@@ -17,8 +17,10 @@ export class TokenBucket {
     private readonly clock: Clock,
   ) {
     const { permitsPerSecond, burst } = options;
-    if (!(permitsPerSecond > 0) || !Number.isFinite(permitsPerSecond)) throw new UsageError(`rate limit permitsPerSecond must be > 0, got ${permitsPerSecond}`);
-    if (!Number.isInteger(burst) || burst < 1) throw new UsageError(`rate limit burst must be a positive integer, got ${burst}`);
+    if (!(permitsPerSecond > 0) || !Number.isFinite(permitsPerSecond))
+      throw new UsageError(`rate limit permitsPerSecond must be > 0, got ${permitsPerSecond}`);
+    if (!Number.isInteger(burst) || burst < 1)
+      throw new UsageError(`rate limit burst must be a positive integer, got ${burst}`);
     this.tokens = burst;
     this.last = clock.now();
   }
@@ -34,7 +36,8 @@ export class TokenBucket {
    * time waited. `onWait` hears about a wait before it starts.
    */
   acquire(permits: number, signal: AbortSignal, onWait?: (waitMs: number) => void): Promise<number> {
-    if (permits > this.options.burst) return Promise.reject(new UsageError(`${permits} permits exceed the burst of ${this.options.burst}`));
+    if (permits > this.options.burst)
+      return Promise.reject(new UsageError(`${permits} permits exceed the burst of ${this.options.burst}`));
     const turn = this.queue.then(() => this.take(permits, signal, onWait));
     this.queue = turn.then(
       () => undefined,

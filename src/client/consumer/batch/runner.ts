@@ -124,7 +124,12 @@ export class BatchRunner<T> {
     done.push(pending);
   }
 
-  private async invokeUntilDone(live: Live[], done: Pending[], dead: DeadPending[], signal: AbortSignal): Promise<void> {
+  private async invokeUntilDone(
+    live: Live[],
+    done: Pending[],
+    dead: DeadPending[],
+    signal: AbortSignal,
+  ): Promise<void> {
     const s = this.s;
     let attempt = 0;
     for (;;) {
@@ -157,12 +162,21 @@ export class BatchRunner<T> {
   }
 
   /** One invocation; resolves with the items to retry, or 'aborted' when stopping cut it short. */
-  private async invoke(live: Live[], attempt: number, carryDone: Pending[], carryDead: DeadPending[], signal: AbortSignal): Promise<Live[] | 'aborted'> {
+  private async invoke(
+    live: Live[],
+    attempt: number,
+    carryDone: Pending[],
+    carryDead: DeadPending[],
+    signal: AbortSignal,
+  ): Promise<Live[] | 'aborted'> {
     const s = this.s;
     let trial = false;
     try {
       trial = (await s.breaker?.acquire(signal)) ?? false;
-      if (s.bucket) await s.bucket.acquire(live.length, signal, (waitMs) => s.emit({ type: 'rate-limited', worker: this.worker, permits: live.length, waitMs }));
+      if (s.bucket)
+        await s.bucket.acquire(live.length, signal, (waitMs) =>
+          s.emit({ type: 'rate-limited', worker: this.worker, permits: live.length, waitMs }),
+        );
     } catch {
       if (trial) s.breaker?.failed(true);
       await this.settleCarry(carryDone, carryDead);
@@ -170,7 +184,9 @@ export class BatchRunner<T> {
     }
     const items = live.map((l) => {
       const item = l.item as BatchItem<T>;
-      return attempt === 0 ? item : { message: item.message, transport: { ...item.transport, deliveryAttempt: attempt + 1 } };
+      return attempt === 0
+        ? item
+        : { message: item.message, transport: { ...item.transport, deliveryAttempt: attempt + 1 } };
     });
     s.emit({ type: 'dispatch', worker: this.worker, size: items.length, retryAttempt: attempt });
     let results: void | readonly ItemResult<T>[];
@@ -183,14 +199,25 @@ export class BatchRunner<T> {
       await this.output.complete(done, dead);
       s.breaker?.succeeded(trial);
       s.stats.processed += split.done.length;
-      s.emit({ type: 'batch-done', worker: this.worker, done: split.done.length + split.dead.length, retrying: split.retry.length });
+      s.emit({
+        type: 'batch-done',
+        worker: this.worker,
+        done: split.done.length + split.dead.length,
+        retrying: split.retry.length,
+      });
       return split.retry;
     } catch (error) {
       await this.output.abort().catch(() => {});
       if (trial) s.breaker?.failed(true);
       else s.breaker?.failed(false);
       const last = attempt >= s.attempts;
-      s.emit({ type: 'batch-failed', worker: this.worker, retryAttempt: attempt, error: error as Error, backoffMs: last ? undefined : backoffDelay(s.backoff, attempt + 1, () => 1) });
+      s.emit({
+        type: 'batch-failed',
+        worker: this.worker,
+        retryAttempt: attempt,
+        error: error as Error,
+        backoffMs: last ? undefined : backoffDelay(s.backoff, attempt + 1, () => 1),
+      });
       for (const l of live) l.lastError = errorText(error);
       // Filtered and invalid items do not depend on the handler: they finish even when it failed.
       await this.settleCarry(carryDone, carryDead);
@@ -198,7 +225,12 @@ export class BatchRunner<T> {
     }
   }
 
-  private split(live: Live[], items: readonly BatchItem<T>[], results: readonly ItemResult<T>[], attempts: number): { done: Pending[]; dead: DeadPending[]; retry: Live[] } {
+  private split(
+    live: Live[],
+    items: readonly BatchItem<T>[],
+    results: readonly ItemResult<T>[],
+    attempts: number,
+  ): { done: Pending[]; dead: DeadPending[]; retry: Live[] } {
     if (results.length === 0) return { done: live, dead: [], retry: [] };
     const verdict = new Map<BatchItem<T>, ItemResult<T>>();
     for (const r of results) verdict.set(r.item, r);
@@ -209,7 +241,8 @@ export class BatchRunner<T> {
       const r = verdict.get(items[i]!);
       const l = live[i]!;
       if (!r || r.outcome === 'ok') done.push(l);
-      else if (r.outcome === 'dead-letter') dead.push({ pending: l, transport: items[i]!.transport, reason: r.reason, attempts });
+      else if (r.outcome === 'dead-letter')
+        dead.push({ pending: l, transport: items[i]!.transport, reason: r.reason, attempts });
       else {
         l.lastError = r.reason ?? 'handler asked for a retry';
         retry.push(l);
@@ -223,7 +256,14 @@ export class BatchRunner<T> {
     for (const d of dead) {
       this.s.stats.deadLettered++;
       const t = d.transport;
-      this.s.emit({ type: 'dead-lettered', topic: t.topic, partition: t.partition, offset: t.offset, dlqTopic: `${t.topic}.dlq`, reason: d.reason });
+      this.s.emit({
+        type: 'dead-lettered',
+        topic: t.topic,
+        partition: t.partition,
+        offset: t.offset,
+        dlqTopic: `${t.topic}.dlq`,
+        reason: d.reason,
+      });
     }
   }
 

@@ -41,7 +41,9 @@ export type ItemResult<T> =
   | { item: BatchItem<T>; outcome: 'retry'; reason?: string }
   | { item: BatchItem<T>; outcome: 'dead-letter'; reason: string };
 
-export type BatchHandler<T> = (batch: MessageBatch<T>) => void | readonly ItemResult<T>[] | Promise<void | readonly ItemResult<T>[]>;
+export type BatchHandler<T> = (
+  batch: MessageBatch<T>,
+) => void | readonly ItemResult<T>[] | Promise<void | readonly ItemResult<T>[]>;
 
 /**
  * An immutable, indexable list of items plus the invocation's context. It is a frozen Array (batch[0], length,
@@ -61,7 +63,13 @@ export class MessageBatch<T> extends Array<BatchItem<T>> {
   readonly worker: number;
   readonly #txn: BatchTransaction | undefined;
 
-  constructor(items: readonly BatchItem<T>[], retryAttempt: number, signal: AbortSignal, worker: number, txn?: BatchTransaction) {
+  constructor(
+    items: readonly BatchItem<T>[],
+    retryAttempt: number,
+    signal: AbortSignal,
+    worker: number,
+    txn?: BatchTransaction,
+  ) {
     super(items.length);
     for (let i = 0; i < items.length; i++) this[i] = items[i]!;
     this.retryAttempt = retryAttempt;

@@ -89,7 +89,10 @@ export function partitionKey(topic: string, partition: number): string {
 }
 
 export class Watermarks {
-  private readonly parts = new Map<string, { topic: string; partition: number; mark: PartitionWatermark; committed: bigint | undefined }>();
+  private readonly parts = new Map<
+    string,
+    { topic: string; partition: number; mark: PartitionWatermark; committed: bigint | undefined }
+  >();
 
   of(topic: string, partition: number): PartitionWatermark {
     const key = partitionKey(topic, partition);

@@ -23,7 +23,10 @@ afterEach(async () => {
 function logWith(values: string[], id = logs.length + 1): CommitLog {
   const log = CommitLog.open(path.join(dir, `p${id}`));
   logs.push(log);
-  if (values.length > 0) log.append(values.map((v, i) => ({ attrs: 0, timestamp: BigInt(i), key: Buffer.from('k'), value: Buffer.from(v) })));
+  if (values.length > 0)
+    log.append(
+      values.map((v, i) => ({ attrs: 0, timestamp: BigInt(i), key: Buffer.from('k'), value: Buffer.from(v) })),
+    );
   return log;
 }
 
@@ -54,11 +57,7 @@ describe('poll', () => {
     const c = logWith(['c0']);
     const result = poll([target(a, 1), target(b, 2), target(c, 3)], opts(5, 3));
     expect(result.total).toBe(5);
-    expect(result.partitions.map((p) => p.values.map(String))).toEqual([
-      ['a0', 'a1'],
-      ['b0', 'b1'],
-      ['c0'],
-    ]);
+    expect(result.partitions.map((p) => p.values.map(String))).toEqual([['a0', 'a1'], ['b0', 'b1'], ['c0']]);
     expect(result.partitions.map((p) => p.nextCursor)).toEqual([2n, 2n, 1n]);
   });
 
@@ -84,7 +83,9 @@ describe('poll', () => {
 
   it('returns plaintext values; an undecodable value fails the poll with ERR 7 when nothing was collected', () => {
     const log = logWith([]);
-    log.append([{ attrs: Codec.GZIP, timestamp: 0n, key: Buffer.alloc(0), value: compressValue(Codec.GZIP, Buffer.from('zip')) }]);
+    log.append([
+      { attrs: Codec.GZIP, timestamp: 0n, key: Buffer.alloc(0), value: compressValue(Codec.GZIP, Buffer.from('zip')) },
+    ]);
     log.append([{ attrs: Codec.GZIP, timestamp: 0n, key: Buffer.alloc(0), value: Buffer.from('junk') }]);
     const result = poll([target(log, 1)], opts(10, 1));
     expect(result.partitions[0]!.values.map(String)).toEqual(['zip']);

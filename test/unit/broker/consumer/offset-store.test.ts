@@ -26,7 +26,10 @@ async function closeLogs(): Promise<void> {
 function open(): Promise<OffsetStore> {
   return OffsetStore.open(
     async (p) => {
-      const log = CommitLog.open(path.join(dir, `partition-${p}`), { cleanupPolicy: 'compact', segmentBytes: 8 * 1_048_576 });
+      const log = CommitLog.open(path.join(dir, `partition-${p}`), {
+        cleanupPolicy: 'compact',
+        segmentBytes: 8 * 1_048_576,
+      });
       logs.push(log);
       return log;
     },
@@ -73,7 +76,9 @@ describe('OffsetStore', () => {
     const store = await open();
     const log = logs[offsetsPartition('g') - 1]!;
     const before = log.fsyncCount;
-    await Promise.all(Array.from({ length: 50 }, (_, i) => store.commit('g', [{ topic: 't', partition: 1, offset: BigInt(i) }])));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.commit('g', [{ topic: 't', partition: 1, offset: BigInt(i) }])),
+    );
     expect(store.commitCount).toBe(50);
     expect(log.fsyncCount - before).toBeLessThanOrEqual(2);
     expect(store.get('g', 't', 1)).toBe(49n);

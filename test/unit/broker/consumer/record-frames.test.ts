@@ -9,7 +9,11 @@ import type { LogRecord, PartitionLog } from '../../../../src/storage/partition-
 
 const correl = Buffer.from('0102030405060708090a0b0c0d0e0f10', 'hex');
 
-function part(topic: string, partition: number, entries: Array<[key: string, value: string, offset: bigint]>): PolledPartition {
+function part(
+  topic: string,
+  partition: number,
+  entries: Array<[key: string, value: string, offset: bigint]>,
+): PolledPartition {
   const records: LogRecord[] = entries.map(([key, value, offset]) => ({
     attrs: 0,
     timestamp: 1_700_000_000_000n,
@@ -31,7 +35,13 @@ function part(topic: string, partition: number, entries: Array<[key: string, val
 }
 
 describe('encodeRecordFrames', () => {
-  const parts = [part('orders', 1, [['k', 'v', 0n], ['h', 'w', 31n]]), part('audit', 2, [['', 'x', 2n ** 60n + 7n]])];
+  const parts = [
+    part('orders', 1, [
+      ['k', 'v', 0n],
+      ['h', 'w', 31n],
+    ]),
+    part('audit', 2, [['', 'x', 2n ** 60n + 7n]]),
+  ];
 
   it('writes one RECORD_BATCH and an OK that decode to the same records', () => {
     const bytes = encodeRecordFrames(correl, parts, { batched: true, headers: false, withOk: true });
@@ -49,17 +59,29 @@ describe('encodeRecordFrames', () => {
 
   it('writes u64 offsets exactly on both sides of 2^53, up to 2^64 - 1', () => {
     const edges = [2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 64n - 1n];
-    const bytes = encodeRecordFrames(correl, [part('edge', 1, edges.map((o): [string, string, bigint] => ['k', 'v', o]))], {
-      batched: true,
-      headers: false,
-      withOk: false,
-    });
+    const bytes = encodeRecordFrames(
+      correl,
+      [
+        part(
+          'edge',
+          1,
+          edges.map((o): [string, string, bigint] => ['k', 'v', o]),
+        ),
+      ],
+      {
+        batched: true,
+        headers: false,
+        withOk: false,
+      },
+    );
     const [frame] = new FrameDecoder().push(bytes);
     expect(decodePayload(RecordBatchReply, frame!.payload).records.map((r) => r.offset)).toEqual(edges);
   });
 
   it('adds header blocks (n = 0 for a record without headers) when asked', () => {
-    const [frame] = new FrameDecoder().push(encodeRecordFrames(correl, parts, { batched: true, headers: true, withOk: false }));
+    const [frame] = new FrameDecoder().push(
+      encodeRecordFrames(correl, parts, { batched: true, headers: true, withOk: false }),
+    );
     expect(decodePayload(RecordBatchWithHeadersReply, frame!.payload).records.map((r) => r.headers)).toEqual([
       [],
       [{ name: 'n', value: Buffer.from('v') }],
@@ -68,9 +90,15 @@ describe('encodeRecordFrames', () => {
   });
 
   it('writes one RECORD per record otherwise, and only OK when there is nothing', () => {
-    const frames = new FrameDecoder().push(encodeRecordFrames(correl, parts, { batched: false, headers: true, withOk: true }));
+    const frames = new FrameDecoder().push(
+      encodeRecordFrames(correl, parts, { batched: false, headers: true, withOk: true }),
+    );
     expect(frames.map((f) => f.op)).toEqual([Op.RECORD, Op.RECORD, Op.RECORD, Op.OK]);
-    expect(decodePayload(RecordReply, frames[1]!.payload)).toMatchObject({ topic: 'orders', offset: 31n, timestamp: 1_700_000_000_000n });
+    expect(decodePayload(RecordReply, frames[1]!.payload)).toMatchObject({
+      topic: 'orders',
+      offset: 31n,
+      timestamp: 1_700_000_000_000n,
+    });
     const empty = encodeRecordFrames(correl, [], { batched: true, headers: false, withOk: true });
     expect(empty.toString('hex')).toBe(`00000011 86 ${correl.toString('hex')}`.replace(/ /g, ''));
   });

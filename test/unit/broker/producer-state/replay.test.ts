@@ -12,7 +12,12 @@ import type { Logger } from '../../../../src/broker/core.js';
 import { replayProducerState } from '../../../../src/broker/producer-state/replay.js';
 import { StorageError } from '../../../../src/errors.js';
 import { CommitLog, INTERNAL_SEGMENT_BYTES } from '../../../../src/storage/commit-log.js';
-import { encodeIdentityKey, encodeMemoKey, encodeMemoValue, producerStatePartition } from '../../../../src/storage/producer-state-codec.js';
+import {
+  encodeIdentityKey,
+  encodeMemoKey,
+  encodeMemoValue,
+  producerStatePartition,
+} from '../../../../src/storage/producer-state-codec.js';
 import { InitProducerIdRequest, ProducerIdReply } from '../../../../src/protocol/messages/init-producer-id.js';
 import { ProduceBatchAckReply, ProduceBatchRequest } from '../../../../src/protocol/messages/produce-batch.js';
 import { BatchFlag } from '../../../../src/protocol/opcodes.js';
@@ -31,7 +36,10 @@ const logger: Logger = { debug() {}, info() {}, warn: (m) => void warnings.push(
 
 function openLogs(): CommitLog[] {
   return Array.from({ length: 16 }, (_, i) =>
-    CommitLog.open(path.join(dir, '__producer_state', `partition-${i + 1}`), { segmentBytes: INTERNAL_SEGMENT_BYTES, cleanupPolicy: 'compact' }),
+    CommitLog.open(path.join(dir, '__producer_state', `partition-${i + 1}`), {
+      segmentBytes: INTERNAL_SEGMENT_BYTES,
+      cleanupPolicy: 'compact',
+    }),
   );
 }
 
@@ -76,7 +84,12 @@ describe('replayProducerState', () => {
     await append(key, Buffer.alloc(12));
     const logs = openLogs();
     try {
-      const file = path.join(dir, '__producer_state', `partition-${producerStatePartition(key)}`, '00000000000000000000.log');
+      const file = path.join(
+        dir,
+        '__producer_state',
+        `partition-${producerStatePartition(key)}`,
+        '00000000000000000000.log',
+      );
       expect(() => replayProducerState(logs, logger)).toThrow(StorageError);
       expect(() => replayProducerState(logs, logger)).toThrow(`${file} record at offset 1: memo value of 12 bytes`);
     } finally {
@@ -102,12 +115,29 @@ describe('a broker over the fixture', () => {
     const broker = await Broker.start({ dataDir: dir, port: 0 });
     const c = await RawClient.authenticated(broker.address.port);
     try {
-      const init = async (producerName?: string) => c.decode(ProducerIdReply, await c.request(InitProducerIdRequest, { producerName }));
-      const resumed = c.decode(ProducerIdReply, await c.request(InitProducerIdRequest, { producerName: 'app', resume: { producerId: 1n, epoch: 1 } }));
+      const init = async (producerName?: string) =>
+        c.decode(ProducerIdReply, await c.request(InitProducerIdRequest, { producerName }));
+      const resumed = c.decode(
+        ProducerIdReply,
+        await c.request(InitProducerIdRequest, { producerName: 'app', resume: { producerId: 1n, epoch: 1 } }),
+      );
       expect(resumed).toEqual({ producerId: 1n, epoch: 1 });
-      const records = [{ key: Buffer.from('x'), value: Buffer.from('y') }, { key: Buffer.from('x'), value: Buffer.from('z') }];
-      const dup = await c.request(ProduceBatchRequest, { flags: BatchFlag.IDEMPOTENT, codec: 0, topic: 'orders', ...resumed, baseSeq: 1, records });
-      expect(c.decode(ProduceBatchAckReply, dup).acks).toEqual([{ partition: 1, offset: 36n }, { partition: 1, offset: 73n }]);
+      const records = [
+        { key: Buffer.from('x'), value: Buffer.from('y') },
+        { key: Buffer.from('x'), value: Buffer.from('z') },
+      ];
+      const dup = await c.request(ProduceBatchRequest, {
+        flags: BatchFlag.IDEMPOTENT,
+        codec: 0,
+        topic: 'orders',
+        ...resumed,
+        baseSeq: 1,
+        records,
+      });
+      expect(c.decode(ProduceBatchAckReply, dup).acks).toEqual([
+        { partition: 1, offset: 36n },
+        { partition: 1, offset: 73n },
+      ]);
       expect(await init('app')).toEqual({ producerId: 1n, epoch: 2 });
       expect(await init('solo')).toEqual({ producerId: 4n, epoch: 1 });
       expect(await init('new')).toEqual({ producerId: 5n, epoch: 0 });
@@ -119,7 +149,12 @@ describe('a broker over the fixture', () => {
   });
 
   it('refuses to start on state it cannot trust', async () => {
-    await append(encodeMemoKey(1n, 'orders'), encodeMemoValue({ lastSeq: 1, lastOffset: 0n, lastPartition: 1, epoch: 0 }).subarray(0, 10));
-    await expect(Broker.start({ dataDir: dir, port: 0 })).rejects.toThrow(/cannot trust __producer_state: .*partition-\d+.*\.log record at offset/);
+    await append(
+      encodeMemoKey(1n, 'orders'),
+      encodeMemoValue({ lastSeq: 1, lastOffset: 0n, lastPartition: 1, epoch: 0 }).subarray(0, 10),
+    );
+    await expect(Broker.start({ dataDir: dir, port: 0 })).rejects.toThrow(
+      /cannot trust __producer_state: .*partition-\d+.*\.log record at offset/,
+    );
   });
 });

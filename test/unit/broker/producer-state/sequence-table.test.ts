@@ -12,7 +12,12 @@ import {
 } from '../../../../src/broker/producer-state/sequence-table.js';
 
 const ack = (offset: number) => ({ partition: 1, offset: BigInt(offset) });
-const batchOf = (base: number, n: number) => afterBatch(base, 0, Array.from({ length: n }, (_, i) => ack(base + i)));
+const batchOf = (base: number, n: number) =>
+  afterBatch(
+    base,
+    0,
+    Array.from({ length: n }, (_, i) => ack(base + i)),
+  );
 
 describe('the batch table (seed 000)', () => {
   it.each([

@@ -36,7 +36,8 @@ const logger: Logger = { debug() {}, info() {}, warn: (m) => void warnings.push(
 
 async function partitions(n: number): Promise<SegmentedLog[]> {
   const logs: SegmentedLog[] = [];
-  for (let i = 1; i <= n; i++) logs.push(await SegmentedLog.open(path.join(tmp, 'orders', `partition-${i}`), { create: true }));
+  for (let i = 1; i <= n; i++)
+    logs.push(await SegmentedLog.open(path.join(tmp, 'orders', `partition-${i}`), { create: true }));
   open.push(...logs);
   return logs;
 }
@@ -45,7 +46,14 @@ const rec = (v: string) => ({ attrs: 0, timestamp: 1n, key: Buffer.from('k'), va
 
 function batchMemo(baseSeq: number, acks: MemoAck[]): SequenceMemo {
   const last = acks[acks.length - 1]!;
-  return { version: 3, lastSeq: baseSeq + acks.length - 1, lastOffset: last.offset, lastPartition: last.partition, epoch: 0, batch: { baseSeq, acks } };
+  return {
+    version: 3,
+    lastSeq: baseSeq + acks.length - 1,
+    lastOffset: last.offset,
+    lastPartition: last.partition,
+    epoch: 0,
+    batch: { baseSeq, acks },
+  };
 }
 
 function snapshotOf(memo: SequenceMemo): ProducerStateSnapshot {
@@ -83,7 +91,14 @@ describe('verifyLastMemos', () => {
     const repairs = await verifyLastMemos(snapshotOf(batchMemo(5, acks)), () => [p1!, p2!], logger);
     expect(repairs).toHaveLength(1);
     expect(repairs[0]!.truncated).toEqual([{ partition: 1, offset: start }]);
-    expect(repairs[0]!.replacement).toEqual({ version: 2, lastSeq: 4, lastOffset: 0n, lastPartition: 0, epoch: 0, batch: undefined });
+    expect(repairs[0]!.replacement).toEqual({
+      version: 2,
+      lastSeq: 4,
+      lastOffset: 0n,
+      lastPartition: 0,
+      epoch: 0,
+      batch: undefined,
+    });
     expect(p1!.logEndOffset).toBe(start);
     expect(p1!.read(0n, { maxRecords: 10 }).map((r) => r.value.toString())).toEqual(['earlier']);
   });
@@ -92,20 +107,33 @@ describe('verifyLastMemos', () => {
     const [p1] = await partitions(1);
     land(p1!, 1, ['other producer']);
     const leo = p1!.logEndOffset;
-    const acks = [{ partition: 1, offset: leo }, { partition: 1, offset: leo + 40n }];
+    const acks = [
+      { partition: 1, offset: leo },
+      { partition: 1, offset: leo + 40n },
+    ];
     const repairs = await verifyLastMemos(snapshotOf(batchMemo(0, acks)), () => [p1!], logger);
-    expect(repairs[0]).toMatchObject({ truncated: [], replacement: { lastSeq: 0xffff_ffff, lastPartition: 0, batch: undefined } });
+    expect(repairs[0]).toMatchObject({
+      truncated: [],
+      replacement: { lastSeq: 0xffff_ffff, lastPartition: 0, batch: undefined },
+    });
     expect(p1!.logEndOffset).toBe(leo);
   });
 
   it('a single-record (v2) memo whose record is missing becomes "no ack" at seq − 1', async () => {
     const [p1] = await partitions(1);
-    const memo: SequenceMemo = { version: 2, lastSeq: 9, lastOffset: p1!.logEndOffset, lastPartition: 1, epoch: 3, batch: undefined };
+    const memo: SequenceMemo = {
+      version: 2,
+      lastSeq: 9,
+      lastOffset: p1!.logEndOffset,
+      lastPartition: 1,
+      epoch: 3,
+      batch: undefined,
+    };
     const repairs = await verifyLastMemos(snapshotOf(memo), () => [p1!], logger);
     expect(repairs[0]!.replacement).toMatchObject({ lastSeq: 8, lastPartition: 0, epoch: 3 });
   });
 
-  it('refuses to start when the present records are not their partition\'s tail, naming producer, topic, partition', async () => {
+  it("refuses to start when the present records are not their partition's tail, naming producer, topic, partition", async () => {
     const [p1, p2] = await partitions(2);
     const present = land(p1!, 1, ['a']);
     land(p1!, 1, ['appended after the batch']);
@@ -129,7 +157,9 @@ describe('verifyLastMemos', () => {
 
   it('skips memos of topics that no longer exist, with a warning', async () => {
     warnings.length = 0;
-    expect(await verifyLastMemos(snapshotOf(batchMemo(0, [{ partition: 1, offset: 0n }])), () => undefined, logger)).toEqual([]);
+    expect(
+      await verifyLastMemos(snapshotOf(batchMemo(0, [{ partition: 1, offset: 0n }])), () => undefined, logger),
+    ).toEqual([]);
     expect(warnings).toHaveLength(1);
   });
 });
@@ -137,9 +167,19 @@ describe('verifyLastMemos', () => {
 describe('a broker restarted after a batch that did not finish', () => {
   it('takes the partial batch back, persists a "no ack" memo, and the resent batch lands exactly once', async () => {
     const dataDir = path.join(tmp, 'data');
-    const records = Array.from({ length: 6 }, (_, i) => ({ key: Buffer.from(`key-${i}`), value: Buffer.from(`v${i}`) }));
+    const records = Array.from({ length: 6 }, (_, i) => ({
+      key: Buffer.from(`key-${i}`),
+      value: Buffer.from(`v${i}`),
+    }));
     const produce = (c: RawClient, id: { producerId: bigint; epoch: number }, baseSeq: number) =>
-      c.request(ProduceBatchRequest, { flags: BatchFlag.IDEMPOTENT, codec: 0, topic: 'orders', ...id, baseSeq, records });
+      c.request(ProduceBatchRequest, {
+        flags: BatchFlag.IDEMPOTENT,
+        codec: 0,
+        topic: 'orders',
+        ...id,
+        baseSeq,
+        records,
+      });
     let broker = await Broker.start({ dataDir, port: 0, topics: [{ name: 'orders', partitions: 3 }] });
     let c = await RawClient.authenticated(broker.address.port);
     const id = c.decode(ProducerIdReply, await c.request(InitProducerIdRequest, { producerName: 'app' }));
@@ -159,14 +199,22 @@ describe('a broker restarted after a batch that did not finish', () => {
     c = undefined as unknown as RawClient;
     try {
       const state = dumpProducerState([dataDir], { against: dataDir });
-      expect(state.entries.find((e) => e.kind === 'memo')?.memo).toMatchObject({ lastSeq: 5, lastPartition: 0, noAck: true });
+      expect(state.entries.find((e) => e.kind === 'memo')?.memo).toMatchObject({
+        lastSeq: 5,
+        lastPartition: 0,
+        noAck: true,
+      });
       expect(state.findings).toEqual([]);
       c = await RawClient.authenticated(broker.address.port);
-      expect(c.decode(ProducerIdReply, await c.request(InitProducerIdRequest, { producerName: 'app', resume: id }))).toEqual(id);
+      expect(
+        c.decode(ProducerIdReply, await c.request(InitProducerIdRequest, { producerName: 'app', resume: id })),
+      ).toEqual(id);
       const resent = c.decode(ProduceBatchAckReply, await produce(c, id, 6));
       expect(resent.errorCode).toBe(0);
       expect(resent.acks).toEqual(second.acks);
-      const stored = broker.topics.requireTopic('orders').partitions.flatMap((l) => l.read(0n, { maxRecords: 100 }).map((r) => r.value.toString()));
+      const stored = broker.topics
+        .requireTopic('orders')
+        .partitions.flatMap((l) => l.read(0n, { maxRecords: 100 }).map((r) => r.value.toString()));
       expect(stored.sort()).toEqual([...records, ...records].map((r) => r.value.toString()).sort());
     } finally {
       await c?.close();

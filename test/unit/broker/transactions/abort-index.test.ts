@@ -7,7 +7,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ABORT_INDEX_FILE, AbortIndex, type AbortEntry, formatAbortIndex, parseAbortIndex } from '../../../../src/broker/transactions/abort-index.js';
+import {
+  ABORT_INDEX_FILE,
+  AbortIndex,
+  type AbortEntry,
+  formatAbortIndex,
+  parseAbortIndex,
+} from '../../../../src/broker/transactions/abort-index.js';
 import { StorageError } from '../../../../src/errors.js';
 
 let dir: string;
@@ -16,15 +22,29 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const entry = (over: Partial<AbortEntry> = {}): AbortEntry => ({ topic: 'orders', partition: 1, producerId: 7n, epoch: 3, first: 0n, upto: 100n, ...over });
+const entry = (over: Partial<AbortEntry> = {}): AbortEntry => ({
+  topic: 'orders',
+  partition: 1,
+  producerId: 7n,
+  epoch: 3,
+  first: 0n,
+  upto: 100n,
+  ...over,
+});
 
 describe('file layout', () => {
   it('writes pretty JSON with the spec field names, sorted, and reads it back exactly', async () => {
     const index = await AbortIndex.load(dir);
     const big = 2n ** 60n + 1n;
-    await index.add([entry({ topic: 'b', first: 5n }), entry({ topic: 'a', partition: 2 }), entry({ topic: 'a', partition: 1, first: big, upto: big + 10n })]);
+    await index.add([
+      entry({ topic: 'b', first: 5n }),
+      entry({ topic: 'a', partition: 2 }),
+      entry({ topic: 'a', partition: 1, first: big, upto: big + 10n }),
+    ]);
     const text = fs.readFileSync(path.join(dir, ABORT_INDEX_FILE), 'utf8');
-    expect(text.startsWith('{\n  "entries": [\n    {\n      "topic": "a",\n      "partition": 1,\n      "pid": 7,')).toBe(true);
+    expect(
+      text.startsWith('{\n  "entries": [\n    {\n      "topic": "a",\n      "partition": 1,\n      "pid": 7,'),
+    ).toBe(true);
     expect(text).toContain(`"first": ${big},`);
     const parsed = parseAbortIndex(text, 'f');
     expect(parsed.map((e) => `${e.topic}/${e.partition}`)).toEqual(['a/1', 'a/2', 'b/1']);

@@ -44,7 +44,10 @@ async function prepared(): Promise<string> {
 
 function stateLog(d: string, id: string): CommitLog {
   const p = txnStatePartition(id);
-  return CommitLog.open(path.join(d, TRANSACTION_STATE_TOPIC, `partition-${p}`), { segmentBytes: INTERNAL_SEGMENT_BYTES, cleanupPolicy: 'compact' });
+  return CommitLog.open(path.join(d, TRANSACTION_STATE_TOPIC, `partition-${p}`), {
+    segmentBytes: INTERNAL_SEGMENT_BYTES,
+    cleanupPolicy: 'compact',
+  });
 }
 
 async function writeState(d: string, id: string, values: Buffer[]): Promise<void> {
@@ -65,7 +68,16 @@ const record = (state: number, over: Partial<TxnStateRecord> = {}): TxnStateReco
 /** Three transactional records of pid 5 epoch 0 at the start of orders/1; returns the LEO after them. */
 async function writeTxnData(d: string): Promise<bigint> {
   const log = await SegmentedLog.open(path.join(d, 'orders', 'partition-1'));
-  log.append([0, 1, 2].map((i) => ({ attrs: 0, timestamp: 1n, key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`), producerId: 5n, epoch: 0 })));
+  log.append(
+    [0, 1, 2].map((i) => ({
+      attrs: 0,
+      timestamp: 1n,
+      key: Buffer.from(`k${i}`),
+      value: Buffer.from(`v${i}`),
+      producerId: 5n,
+      epoch: 0,
+    })),
+  );
   const leo = log.logEndOffset;
   await log.close();
   return leo;
@@ -74,10 +86,15 @@ async function writeTxnData(d: string): Promise<bigint> {
 describe('replayTxnState', () => {
   it('keeps the last record per transaction id; a tombstone deletes the id', async () => {
     const d = await prepared();
-    await writeState(d, 'a', [encodeTxnStateValue(record(TxnState.ONGOING)), encodeTxnStateValue(record(TxnState.COMPLETE_COMMIT, { participants: [] }))]);
+    await writeState(d, 'a', [
+      encodeTxnStateValue(record(TxnState.ONGOING)),
+      encodeTxnStateValue(record(TxnState.COMPLETE_COMMIT, { participants: [] })),
+    ]);
     await writeState(d, 'b', [encodeTxnStateValue(record(TxnState.ONGOING)), Buffer.alloc(0)]);
     const logs = Array.from({ length: 16 }, (_, i) =>
-      CommitLog.open(path.join(d, TRANSACTION_STATE_TOPIC, `partition-${i + 1}`), { segmentBytes: INTERNAL_SEGMENT_BYTES }),
+      CommitLog.open(path.join(d, TRANSACTION_STATE_TOPIC, `partition-${i + 1}`), {
+        segmentBytes: INTERNAL_SEGMENT_BYTES,
+      }),
     );
     try {
       const states = replayTxnState(logs);
@@ -105,23 +122,28 @@ describe('recovery at start', () => {
   it.each([
     ['ONGOING', TxnState.ONGOING],
     ['PREPARE_ABORT', TxnState.PREPARE_ABORT],
-  ])('aborts a transaction left %s: marker, abort-index entry, data hidden from read_committed', async (_name, state) => {
-    const d = await prepared();
-    const leo = await writeTxnData(d);
-    await writeState(d, 'left', [encodeTxnStateValue(record(state))]);
-    broker = await Broker.start({ dataDir: d });
-    const txn = broker.transactions.get('left')!;
-    expect(txn.state).toBe(TxnState.COMPLETE_ABORT);
-    expect(broker.transactions.abortEntries).toEqual([{ topic: 'orders', partition: 1, producerId: 5n, epoch: 0, first: 0n, upto: leo }]);
-    const log = broker.topics.requireTopic('orders').partitions[0]!;
-    const stored = log.read(0n, { maxRecords: 10 });
-    expect(stored).toHaveLength(4);
-    expect(stored[3]!.attrs & RecordAttr.CONTROL).toBe(RecordAttr.CONTROL);
-    expect(decodeControlValue(stored[3]!.value)).toEqual({ marker: 0, producerId: 5n, epoch: 0 });
-    expect(broker.transactions.lso('orders', 1, log)).toBe(log.logEndOffset);
-    const skip = broker.transactions.abortFilter('orders', 1)!;
-    expect(stored.slice(0, 3).every((r) => skip(r.offset, r.producerId!, r.epoch!))).toBe(true);
-  });
+  ])(
+    'aborts a transaction left %s: marker, abort-index entry, data hidden from read_committed',
+    async (_name, state) => {
+      const d = await prepared();
+      const leo = await writeTxnData(d);
+      await writeState(d, 'left', [encodeTxnStateValue(record(state))]);
+      broker = await Broker.start({ dataDir: d });
+      const txn = broker.transactions.get('left')!;
+      expect(txn.state).toBe(TxnState.COMPLETE_ABORT);
+      expect(broker.transactions.abortEntries).toEqual([
+        { topic: 'orders', partition: 1, producerId: 5n, epoch: 0, first: 0n, upto: leo },
+      ]);
+      const log = broker.topics.requireTopic('orders').partitions[0]!;
+      const stored = log.read(0n, { maxRecords: 10 });
+      expect(stored).toHaveLength(4);
+      expect(stored[3]!.attrs & RecordAttr.CONTROL).toBe(RecordAttr.CONTROL);
+      expect(decodeControlValue(stored[3]!.value)).toEqual({ marker: 0, producerId: 5n, epoch: 0 });
+      expect(broker.transactions.lso('orders', 1, log)).toBe(log.logEndOffset);
+      const skip = broker.transactions.abortFilter('orders', 1)!;
+      expect(stored.slice(0, 3).every((r) => skip(r.offset, r.producerId!, r.epoch!))).toBe(true);
+    },
+  );
 
   it('rolls a PREPARE_COMMIT forward: COMMIT marker, buffered offsets applied, no abort entry', async () => {
     const d = await prepared();

@@ -1,6 +1,12 @@
 /** The transaction state table row by row, the recovery decisions and the ERR 51 reasons. */
 import { describe, expect, it } from 'vitest';
-import { isUnresolved, recovery, refusal, transition, transitions } from '../../../../src/broker/transactions/state-table.js';
+import {
+  isUnresolved,
+  recovery,
+  refusal,
+  transition,
+  transitions,
+} from '../../../../src/broker/transactions/state-table.js';
 import { TxnState } from '../../../../src/storage/txn-state-codec.js';
 
 const { EMPTY, ONGOING, PREPARE_COMMIT, PREPARE_ABORT, COMPLETE_COMMIT, COMPLETE_ABORT } = TxnState;
@@ -60,7 +66,12 @@ describe('recovery', () => {
 
   it('counts only ONGOING and PREPARE_* as unresolved (they hold the LSO)', () => {
     expect([EMPTY, ONGOING, PREPARE_COMMIT, PREPARE_ABORT, COMPLETE_COMMIT, COMPLETE_ABORT].map(isUnresolved)).toEqual([
-      false, true, true, true, false, false,
+      false,
+      true,
+      true,
+      true,
+      false,
+      false,
     ]);
   });
 

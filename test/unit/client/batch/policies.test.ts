@@ -15,10 +15,12 @@ describe('token bucket', () => {
     expect(await bucket.acquire(50, never)).toBe(0);
     const waits: number[] = [];
     let got = false;
-    const p = bucket.acquire(20, never, (w) => waits.push(w)).then((waited) => {
-      got = true;
-      return waited;
-    });
+    const p = bucket
+      .acquire(20, never, (w) => waits.push(w))
+      .then((waited) => {
+        got = true;
+        return waited;
+      });
     await until(() => clock.pending === 1, 'the wait');
     expect(waits).toEqual([200]);
     clock.advance(199);
@@ -33,7 +35,9 @@ describe('token bucket', () => {
   it('refuses a request larger than the burst, and a non-positive rate', async () => {
     const bucket = new TokenBucket({ permitsPerSecond: 1, burst: 5 }, new ManualClock());
     await expect(bucket.acquire(6, never)).rejects.toThrow(/exceed the burst of 5/);
-    expect(() => new TokenBucket({ permitsPerSecond: 0, burst: 5 }, new ManualClock())).toThrow(/permitsPerSecond must be > 0/);
+    expect(() => new TokenBucket({ permitsPerSecond: 0, burst: 5 }, new ManualClock())).toThrow(
+      /permitsPerSecond must be > 0/,
+    );
   });
 });
 
@@ -41,7 +45,9 @@ describe('circuit breaker', () => {
   it('opens at the threshold within the window, pauses, lets one trial batch through half-open, and closes on its success', async () => {
     const clock = new ManualClock();
     const states: BreakerState[] = [];
-    const b = new CircuitBreaker({ failureThreshold: 2, samplingWindowMs: 1_000, pauseMs: 500 }, clock, (s) => states.push(s));
+    const b = new CircuitBreaker({ failureThreshold: 2, samplingWindowMs: 1_000, pauseMs: 500 }, clock, (s) =>
+      states.push(s),
+    );
     b.failed(false);
     clock.advance(1_000);
     b.failed(false); // the first one fell out of the window
@@ -89,11 +95,15 @@ describe('circuit breaker', () => {
 
 describe('backoff', () => {
   it('fixed is constant; exponential doubles up to maxMs and full jitter scales it by random()', () => {
-    expect([1, 2, 5].map((n) => backoffDelay({ type: 'fixed', delayMs: 200 }, n, Math.random))).toEqual([200, 200, 200]);
+    expect([1, 2, 5].map((n) => backoffDelay({ type: 'fixed', delayMs: 200 }, n, Math.random))).toEqual([
+      200, 200, 200,
+    ]);
     const exp = { type: 'exponential', initialMs: 200, maxMs: 1_000, jitter: false } as const;
     expect([1, 2, 3, 4].map((n) => backoffDelay(exp, n, Math.random))).toEqual([200, 400, 800, 1_000]);
     expect(backoffDelay({ ...exp, jitter: true }, 3, () => 0.5)).toBe(400);
-    expect(() => validateBackoff({ type: 'exponential', initialMs: 500, maxMs: 100 })).toThrow(/maxMs must be >= initialMs/);
+    expect(() => validateBackoff({ type: 'exponential', initialMs: 500, maxMs: 100 })).toThrow(
+      /maxMs must be >= initialMs/,
+    );
   });
 });
 
