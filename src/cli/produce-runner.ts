@@ -102,6 +102,8 @@ export class ProduceRunner {
     const p = entry.pending;
     const base = { index: p.index, source: p.source, line: p.lineNo, topic: this.options.topic };
     const outcome = entry.outcome!;
+    // Every record would fail alike: the run ends with this one error (and its create-the-topic hint), not a report each.
+    if (outcome instanceof BrokerError && outcome.errorCode === ErrorCode.TOPIC_MISSING) throw outcome;
     if (outcome instanceof Error) {
       const kind = outcome instanceof UncertainDeliveryError ? 'uncertain' : 'failed';
       const d: Delivery = { ...base, outcome: kind, error: { code: outcome.code, message: outcome.message } };

@@ -68,6 +68,8 @@ export class ConsumerService implements ConsumerRuntime {
   private readonly topicBytes = new Map<string, Buffer>();
   /** Open connections consuming as each group. */
   private readonly groupUsers = new Map<string, number>();
+  /** Per group, the deliveries whose commit waits for their reply to reach the kernel (handlers/fetch.ts). */
+  private readonly pendingCommits = new Map<string, Promise<void>>();
 
   constructor(
     readonly broker: BrokerCore,
@@ -257,6 +259,29 @@ export class ConsumerService implements ConsumerRuntime {
       if (current !== undefined && current > p.target.cursor)
         this.cursors.set(group, topic, partition, p.target.cursor);
     }
+  }
+
+  /**
+   * Commits `parts` once `delivered` says their reply reached the kernel, or rewinds them when it never did. A
+   * DESCRIBE_GROUP asked meanwhile waits for it (commitsSettled), so the reply to a FETCH is never followed by a
+   * description of the group from before that FETCH.
+   */
+  commitOnDelivery(group: string, parts: readonly PolledPartition[], delivered: Promise<void>): void {
+    const previous = this.pendingCommits.get(group);
+    const done: Promise<void> = Promise.all([previous, delivered])
+      .then(
+        () => this.commitDelivered(group, parts),
+        () => this.rewind(group, parts),
+      )
+      .finally(() => {
+        if (this.pendingCommits.get(group) === done) this.pendingCommits.delete(group);
+      });
+    this.pendingCommits.set(group, done);
+  }
+
+  /** Resolves once every delivery of `group` so far is committed (or rewound); undefined when none is pending. */
+  commitsSettled(group: string): Promise<void> | undefined {
+    return this.pendingCommits.get(group);
   }
 
   /** One commit per partition whose cursor differs from its committed offset; failures are logged only. */

@@ -10,14 +10,23 @@ import {
   GroupDescriptionReply,
   type GroupMemberDescription,
 } from '../../protocol/messages/describe-group.js';
-import { GroupState, consumerRuntimeOf } from '../consumer/index.js';
+import { type ConsumerService, GroupState, consumerRuntimeOf } from '../consumer/index.js';
 import { compareBytes } from '../consumer/offset-store.js';
 import type { BrokerCore } from '../core.js';
-import { HandlerError, type RequestHandler } from '../handler.js';
+import { type ConnectionHandle, HandlerError, type RequestHandler } from '../handler.js';
 
 export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payload }) => {
   const { groupId } = decodePayload(DescribeGroupRequest, payload);
   const rt = consumerRuntimeOf(broker);
+  // Offsets a FETCH delivered are committed once its reply left; describe the group after that, not before.
+  const pending = rt.commitsSettled(groupId);
+  if (pending) return pending.then(() => describe(conn, correl, rt, groupId));
+  describe(conn, correl, rt, groupId);
+  return undefined;
+};
+
+function describe(conn: ConnectionHandle, correl: Buffer, rt: ConsumerService, groupId: string): void {
+  if (conn.closed) return;
   const group = rt.groups.get(groupId);
   const offsets = rt.offsets.offsetsOf(groupId);
   if (!group && offsets.length === 0)
@@ -34,4 +43,4 @@ export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payl
   }
   const state = group && group.members.size > 0 ? group.state : GroupState.EMPTY;
   conn.send(GroupDescriptionReply, correl, { groupId, state, members, offsets });
-};
+}

@@ -42,8 +42,5 @@ function serve(rt: ConsumerService, conn: ConnectionHandle, s: ConsumerSession, 
   if (conn.closed || result.partitions.length === 0) return;
   const parts = result.partitions;
   rt.advance(req.group, parts);
-  void conn.flushed().then(
-    () => rt.commitDelivered(req.group, parts),
-    () => rt.rewind(req.group, parts),
-  );
+  rt.commitOnDelivery(req.group, parts, conn.flushed());
 }

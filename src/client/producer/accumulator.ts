@@ -25,7 +25,7 @@ import type { ResolvedAccumulatorOptions } from './accumulator-options.js';
 import { BufferPool } from './buffer-pool.js';
 import { ProducerBatch } from './producer-batch.js';
 import { MetricsRecorder, type ProducerMetrics } from './producer-metrics.js';
-import { backoffMs, retryRule } from './retry-rule.js';
+import { backoffMs, retryRule, tailRule } from './retry-rule.js';
 import {
   type BatchResult,
   isPartitionedSink,
@@ -393,7 +393,7 @@ export class RecordAccumulator {
         () => this.expire(tail),
         Math.max(0, tail.deadline - this.options.clock.now()),
       );
-      if (retryRule(result.error) === 'retry') this.retry(tail, result.error);
+      if (tailRule(result.error) === 'retry') this.retry(tail, result.error);
       else this.fail(tail, result.error);
     }
     this.drain();

@@ -1,7 +1,7 @@
 /**
  * What the accumulator does after a produce attempt failed, decided in one place from the error's class and, for a
- * broker error, its wire code (never from message text). When the error-code table gains a per-code retry rule,
- * `brokerRule` is the one function to point at it.
+ * broker error, its wire code through the error-code table's rule (errorRules in protocol/error-codes.ts; never
+ * from message text).
  *
  *   retry      the broker refused before appending (the whole request, or the records after an acked prefix):
  *              resending exactly what did not land is safe, within the delivery deadline
@@ -10,19 +10,23 @@
  *              it could duplicate, so the sink's own same-sequence resend is the only retry
  */
 import { BrokerError, ConnectionError, TimeoutError } from '../../errors.js';
-import { ErrorCode } from '../../protocol/error-codes.js';
+import { ErrorCode, errorRule } from '../../protocol/error-codes.js';
 
 export type RetryRule = 'retry' | 'fatal' | 'unknown';
 
-/** Broker codes after which the records that did not land may be sent again. */
-const RETRIABLE_CODES: ReadonlySet<number> = new Set([
-  ErrorCode.RATE_LIMITED,
-  ErrorCode.INTERNAL,
-  ErrorCode.NOT_LEADER,
-]);
-
+/** A refused request: retried only where the error-code table says the same request may simply be sent again. */
 export function brokerRule(errorCode: number): RetryRule {
-  return RETRIABLE_CODES.has(errorCode) ? 'retry' : 'fatal';
+  return errorRule(errorCode).retriable ? 'retry' : 'fatal';
+}
+
+/**
+ * The unsent tail of a partial append (a PRODUCE_BATCH ack list shorter than the batch): the broker truncated it
+ * back, so none of it was written and resending it is safe after a storage failure (ERR 7) too; any other code
+ * follows the table.
+ */
+export function tailRule(error: unknown): RetryRule {
+  if (error instanceof BrokerError && error.errorCode === ErrorCode.INTERNAL) return 'retry';
+  return retryRule(error);
 }
 
 export function retryRule(error: unknown): RetryRule {
