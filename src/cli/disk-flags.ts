@@ -4,7 +4,7 @@
  */
 import { Flags } from '@oclif/core';
 import { ExitCode, renderExitCodeTable } from './exit-codes.js';
-import { byteEncodings } from './render/segments.js';
+import { type ByteEncoding, type Encodings, byteEncodings } from './render/segments.js';
 
 /** --verify: exit CORRUPT when the reader found anything. */
 export function verifyFlag() {
@@ -16,19 +16,38 @@ export function jsonlFlag(description: string) {
   return Flags.boolean({ description, exclusive: ['json'] });
 }
 
-/** --key-encoding and --value-encoding: how key, value and header bytes are shown as text. */
+/**
+ * --encoding (key, value and header bytes) and the specific --key-encoding / --value-encoding, which win when given.
+ * `consume --json` shares the flag name and hex/base64, but its byte fields are tagged ({"utf8": ...}), so it can
+ * pick per field (auto); here every field is a bare string, so one encoding holds for all and utf8 is the default.
+ */
 export function byteEncodingFlags(scope: string) {
   return {
-    'key-encoding': Flags.string({
-      description: `Key bytes as text (${scope}).`,
+    encoding: Flags.string({
+      description: `Key, value and header bytes as text (${scope}); utf8 shows invalid bytes as U+FFFD [default: utf8].`,
       options: [...byteEncodings],
-      default: 'utf8',
+    }),
+    'key-encoding': Flags.string({
+      description: 'Key bytes as text; overrides --encoding.',
+      options: [...byteEncodings],
     }),
     'value-encoding': Flags.string({
-      description: `Value and header bytes as text (${scope}).`,
+      description: 'Value and header bytes as text; overrides --encoding.',
       options: [...byteEncodings],
-      default: 'utf8',
     }),
+  };
+}
+
+/** The encodings the byte-encoding flags ask for: the specific flag, else --encoding, else utf8. */
+export function resolveEncodings(flags: {
+  encoding?: string | undefined;
+  'key-encoding'?: string | undefined;
+  'value-encoding'?: string | undefined;
+}): Encodings {
+  const both = (flags.encoding ?? 'utf8') as ByteEncoding;
+  return {
+    key: (flags['key-encoding'] as ByteEncoding | undefined) ?? both,
+    value: (flags['value-encoding'] as ByteEncoding | undefined) ?? both,
   };
 }
 

@@ -66,6 +66,37 @@ describe('crater segments inspect', () => {
     ]);
   });
 
+  it('--encoding hex renders keys, values and headers as hex; --key-encoding still wins for keys', async () => {
+    const records = async (...flags: string[]) => {
+      const partition = path.join(fixture, 'orders', 'partition-1');
+      const r = await crater(['segments', 'inspect', partition, '--json', '--level', 'payload', ...flags]);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).partitions[0].segments.flatMap((s: { records: unknown[] }) => s.records);
+    };
+    const hex = (text: string) => Buffer.from(text).toString('hex');
+    const both = await records('--encoding', 'hex');
+    expect(both[0]).toMatchObject({ key: hex('order-1'), value: hex('plain value') });
+    expect(both[5].headers).toEqual([
+      { name: 'trace-id', value: hex('abc123') },
+      { name: 'source', value: hex('fixture') },
+    ]);
+    const keyUtf8 = await records('--encoding', 'hex', '--key-encoding', 'utf8');
+    expect(keyUtf8[0]).toMatchObject({ key: 'order-1', value: hex('plain value') });
+    const valueB64 = await records('--encoding', 'hex', '--value-encoding', 'base64');
+    expect(valueB64[0]).toMatchObject({ key: hex('order-1'), value: Buffer.from('plain value').toString('base64') });
+    const table = await crater([
+      'segments',
+      'inspect',
+      path.join(fixture, 'orders', 'partition-1'),
+      '--level',
+      'payload',
+      '--encoding',
+      'hex',
+    ]);
+    expect(table.stdout).toContain(hex('order-1'));
+    expect(table.stdout).toContain(hex('plain value'));
+  });
+
   it('--verify exits 3 on a finding, 0 without --verify, and leaves the damaged file as it was', async () => {
     const { partition, log, before } = corruptCopy();
     const mtime = fs.statSync(log).mtimeMs;

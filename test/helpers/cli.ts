@@ -30,7 +30,8 @@ export interface CliRun {
   done: Promise<CliResult>;
 }
 
-function childEnv(options: CliOptions): NodeJS.ProcessEnv {
+/** The environment every CLI child gets (see the module comment). */
+export function childEnv(options: CliOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true' };
   for (const key of Object.keys(env))
     if (key.startsWith('CRATER_') || ['NO_COLOR', 'FORCE_COLOR', 'DEBUG'].includes(key)) delete env[key];

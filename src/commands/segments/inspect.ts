@@ -1,10 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { byteEncodingFlags, findingsExitCodes, jsonlFlag, verifyFlag } from '../../cli/disk-flags.js';
+import { byteEncodingFlags, findingsExitCodes, jsonlFlag, resolveEncodings, verifyFlag } from '../../cli/disk-flags.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { stringifyJson } from '../../cli/render/json.js';
 import {
-  type ByteEncoding,
   findingColumns,
   recordColumns,
   recordJson,
@@ -23,13 +22,14 @@ Files are opened read-only and never recovered, truncated or written, so it is s
 
 PATH may be a segment file, a partition-<id> directory, a topic directory or a data dir; give as many as you like.
 
-Output: a table on a terminal, aligned plain text in a pipe, and a closing summary on stderr. --json prints one JSON document; --jsonl prints one line per record (per segment at --level segment), one per finding, then a summary line. In JSON, offsets, producer ids and timestamps are numbers when they are safe integers (up to 2^53-1) and decimal strings otherwise; keys, values and header values are strings in --key-encoding / --value-encoding.
+Output: a table on a terminal, aligned plain text in a pipe, and a closing summary on stderr. --json prints one JSON document; --jsonl prints one line per record (per segment at --level segment), one per finding, then a summary line. In JSON, offsets, producer ids and timestamps are numbers when they are safe integers (up to 2^53-1) and decimal strings otherwise; keys, values and header values are bare strings in --encoding (utf8, hex or base64; default utf8), or --key-encoding / --value-encoding where given. consume --json has the same --encoding flag, but tags each byte field with its encoding, so it offers auto (utf8 where exact, else base64) instead of a lossy utf8.
 
 ${findingsExitCodes()}`;
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> ./data_server',
-    '<%= config.bin %> <%= command.id %> ./data_server/orders/partition-1 --level payload --value-encoding hex',
+    '<%= config.bin %> <%= command.id %> ./data_server/orders/partition-1 --level payload --encoding hex',
+    '<%= config.bin %> <%= command.id %> ./data_server/orders/partition-1 --level payload --encoding hex --key-encoding utf8',
     '<%= config.bin %> <%= command.id %> ./data_server --level segment --verify --json',
   ];
 
@@ -52,7 +52,7 @@ ${findingsExitCodes()}`;
     const paths = argv as string[];
     requireExistingPaths(paths);
     const level = flags.level as InspectLevel;
-    const enc = { key: flags['key-encoding'] as ByteEncoding, value: flags['value-encoding'] as ByteEncoding };
+    const enc = resolveEncodings(flags);
     const line = (value: unknown) => this.out(stringifyJson(value));
 
     if (flags.jsonl) {
