@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most test time is spent waiting on fsyncs, sockets and child processes, not on a core: three files at a time
+    // keep a 2-core machine busy without starving the timing of any one test.
+    maxWorkers: 3,
     // Collected only with --coverage (`npm run coverage`, and CI's one test run). The CLI tests run the built
     // dist/ in child processes, which V8 coverage of this process does not see: src/commands is measured by them
     // only where a unit test imports it, so it is left out of the figure rather than counted as uncovered.
