@@ -40,6 +40,7 @@ describe('NACK', () => {
 
     expect(recordsIn(await fetchFrames(c, 'orders', 'g', 10))).toHaveLength(3);
     expect(await nack()).toEqual({ deadLettered: false, attempts: 1, dlqTopic: '' });
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.get('g', 'orders', 2)).toBe(offsets[1]);
     const again = recordsIn(await fetchFrames(c, 'orders', 'g', 10));
     expect(again.map((r) => r.offset)).toEqual([offsets[1], offsets[2]]);
@@ -72,6 +73,7 @@ describe('NACK', () => {
     ]);
     expect(moved!.value.toString('hex')).toBe(expected.toString('hex'));
     expect(decodeDlqEnvelope(moved!.value).attempts).toBe(3);
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.get('g', 'orders', 2)).toBe(h.broker.topics.requireTopic('orders').partitions[1]!.logEndOffset);
     expect(h.rt.nacks.count({ group: 'g', topic: 'orders', partition: 2, offset: offsets[1]! })).toBe(0);
   });
@@ -85,6 +87,7 @@ describe('NACK', () => {
     expect(errorCodeOf(await c.request(NackRequest, { topic: 'orders', partition: 1, offset: leo, reason: '' }))).toBe(
       ErrorCode.INTERNAL,
     );
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.get('g', 'orders', 1)).toBe(leo);
   });
 });

@@ -89,6 +89,7 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
     const offsets = await h.append('orders', 1, 8);
     const c = await h.client();
     expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 3)))).toEqual(['p1-0', 'p1-1', 'p1-2']);
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.get('g', 'orders', 1)).toBe(offsets[3]);
     const next = recordsIn(await fetchFrames(c, 'orders', 'g', 3));
     expect(next[0]!.offset).toBe(offsets[3]);
@@ -145,6 +146,7 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
     const c = await h.client();
     const recs = recordsIn(await fetchFrames(c, 'orders', 'g', 2, { flags: FetchFlag.BATCHED }));
     expect(values(recs)).toEqual(['zipped', 'snapped']);
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.get('g', 'orders', 1)).toBe(log.logEndOffset);
   });
 
@@ -226,9 +228,11 @@ describe('COMMIT', () => {
     await fetchFrames(c, 'orders', 'g', 10);
     expect((await c.request(CommitRequest, { topic: 'orders', partition: 1, offset: offsets[2]! })).op).toBe(Op.OK);
     expect((await c.request(CommitRequest, { topic: 'orders', partition: 1, offset: 2n ** 64n - 1n })).op).toBe(Op.OK);
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.get('g', 'orders', 1)).toBe(2n ** 64n - 1n);
     await c.request(CommitRequest, { topic: 'orders', partition: 1, offset: offsets[2]! });
     await h.restart();
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.get('g', 'orders', 1)).toBe(offsets[2]);
     const c2 = await h.client();
     expect(values(recordsIn(await fetchFrames(c2, 'orders', 'g', 10)))).toEqual(['p1-2', 'p1-3']);

@@ -201,6 +201,7 @@ describe('LIST_GROUPS, DESCRIBE_GROUP, DELETE_GROUP', () => {
     const [member, admin] = [await h.client(), await h.client()];
     await join(member, 'g', 'm', ['orders']);
     await fetchFrames(member, 'orders', 'g', 2);
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.get('g', 'orders', 1)).toBeDefined();
     expect(errorCodeOf(await admin.request(DeleteGroupRequest, { groupId: 'g' }))).toBe(ErrorCode.GROUP_NOT_EMPTY);
     expect(errorCodeOf(await admin.request(DeleteGroupRequest, { groupId: 'nope' }))).toBe(ErrorCode.GROUP_MISSING);
@@ -225,6 +226,8 @@ describe('LIST_GROUPS, DESCRIBE_GROUP, DELETE_GROUP', () => {
     await join(member, 'g', 'm', ['orders', 'audit']);
     await fetchFrames(member, 'orders', 'g', 10);
     await fetchFrames(member, 'audit', 'g', 10);
+    // A FETCH commits once its reply has left the broker, which may be just after the client read it.
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.offsetsOf('g').map((o) => o.topic)).toEqual(['audit', 'orders']);
     expect((await admin.request(DeleteTopicRequest, { name: 'orders' })).op).toBe(Op.OK);
     expect(h.rt.offsets.offsetsOf('g').map((o) => o.topic)).toEqual(['audit']);
