@@ -19,7 +19,7 @@ const HANDSHAKE_MS = 1_000;
 
 const script = `
 const { Broker } = await import(${JSON.stringify(path.join(repoRoot, 'dist/broker/index.js'))});
-const { stderrLogger } = await import(${JSON.stringify(path.join(repoRoot, 'dist/broker/run-support.js'))});
+const { stderrLogger } = await import(${JSON.stringify(path.join(repoRoot, 'dist/cli/broker-run.js'))});
 const broker = await Broker.start({
   dataDir: process.argv[1], handshakeTimeoutMs: ${HANDSHAKE_MS}, preAuthReadTimeoutMs: ${HANDSHAKE_MS}, logger: stderrLogger(),
   // Descriptors, not the connection limits, must be what runs out.
