@@ -8,7 +8,7 @@ const kafkaProject =
         {
           // One real 3-node Kafka cluster for the whole Kafka suite (test/kafka/global-setup.ts); its files run one at a
           // time because some of them kill a broker of that shared cluster.
-          extends: true,
+          extends: true as const,
           test: {
             name: 'kafka',
             include: ['test/kafka/**/*.test.ts'],
