@@ -3,7 +3,6 @@
  * partial batch resent as fresh, and a lost reply (the connection cut by a proxy after the broker answered) resent
  * on a resumed session so that the original acks come back and nothing is appended twice.
  */
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { BrokerStartOptions } from '../../src/broker/broker.js';
 import { resolveConfig } from '../../src/broker/config.js';
@@ -13,10 +12,10 @@ import { IdempotentSink } from '../../src/client/producer/idempotent-sink.js';
 import { Producer } from '../../src/client/producer/producer.js';
 import { openSession } from '../../src/client/moonmq/session.js';
 import { ConnectionError, UsageError } from '../../src/errors.js';
-import { FrameDecoder } from '../../src/protocol/frame-decoder.js';
 import { Op } from '../../src/protocol/opcodes.js';
 import type { SegmentedLogFaults } from '../../src/storage/segmented-log.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
+import { DroppingProxy } from '../helpers/dropping-proxy.js';
 
 const env = useTempBroker({
   topics: [
@@ -45,54 +44,6 @@ function stored(topic: string): string[] {
 
 const values = (n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => ({ key: `k${from + i}`, value: `v${from + i}` }));
-
-/** Forwards TCP to the broker; when armed, cuts the connection at the first reply of `op` instead of passing it on. */
-class DroppingProxy {
-  private readonly server = net.createServer((socket) => this.accept(socket));
-  private readonly sockets = new Set<net.Socket>();
-  armedOp: number | undefined;
-  dropped = 0;
-
-  private constructor(private readonly target: number) {}
-
-  static async start(target: number): Promise<DroppingProxy> {
-    const p = new DroppingProxy(target);
-    await new Promise<void>((resolve) => p.server.listen(0, '127.0.0.1', resolve));
-    return p;
-  }
-
-  get address(): string {
-    return `127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
-  }
-
-  private accept(socket: net.Socket): void {
-    const upstream = net.connect(this.target, '127.0.0.1');
-    const decoder = new FrameDecoder(16 * 1_048_576);
-    for (const s of [socket, upstream]) {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    socket.on('data', (d) => upstream.write(d));
-    upstream.on('data', (d: Buffer) => {
-      if (this.armedOp !== undefined && decoder.push(d).some((f) => f.op === this.armedOp)) {
-        this.armedOp = undefined;
-        this.dropped++;
-        socket.destroy();
-        upstream.destroy();
-        return;
-      }
-      socket.write(d);
-    });
-    socket.on('close', () => upstream.destroy());
-    upstream.on('close', () => socket.destroy());
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 describe('idempotent producer', () => {
   it('advances each topic sequence by the acks received and exposes its identity', async () => {
