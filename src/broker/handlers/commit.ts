@@ -24,6 +24,8 @@ export const handler: RequestHandler<BrokerCore> = async ({ broker, conn, correl
   if (rt.membershipLapsed(conn, s!)) {
     throw new HandlerError(ErrorCode.GROUP_MEMBER_UNKNOWN, 'group membership lapsed; rejoin before committing');
   }
+  // The delivery commits of FETCHes answered before this COMMIT land first, so they never overwrite it.
+  await rt.commitsSettled(group);
   await rt.offsets.commit(group, [{ topic: req.topic, partition: req.partition, offset: req.offset }]);
   conn.send(OkReply, correl, {});
 };
