@@ -1,6 +1,7 @@
 /**
  * The parent side of the embedded bench broker: forks dist/bench/broker-child.js over a fresh temp data dir on a
- * free port, asks it for fsync counts and RSS over IPC, and on close stops it and removes the dir.
+ * free port, asks it for fsync counts and RSS over IPC, can restart it on the same dir (cold caches), and on close
+ * stops it and removes the dir.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -33,15 +34,22 @@ export function childEntryPath(): string {
 export class EmbeddedBroker implements AsyncDisposable {
   private nextId = 1;
   private readonly waiting = new Map<number, (stats: BrokerStats) => void>();
-  private readonly exited: Promise<void>;
+  private child!: ChildProcess;
+  private exited!: Promise<void>;
   private closed = false;
 
   private constructor(
-    private readonly child: ChildProcess,
+    child: ChildProcess,
     readonly dataDir: string,
-    readonly host: string,
-    readonly port: number,
+    private host: string,
+    private port: number,
+    private readonly options: EmbeddedBrokerOptions,
   ) {
+    this.attach(child);
+  }
+
+  private attach(child: ChildProcess): void {
+    this.child = child;
     child.on('message', (message: ChildMessage) => {
       if (message.type !== 'stats') return;
       const resolve = this.waiting.get(message.id);
@@ -53,34 +61,26 @@ export class EmbeddedBroker implements AsyncDisposable {
 
   static async start(options: EmbeddedBrokerOptions = {}): Promise<EmbeddedBroker> {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crater-bench-'));
-    const childOptions: ChildBrokerOptions = { dataDir, acks: options.acks ?? 'leader' };
-    const child = fork(childEntryPath(), [JSON.stringify(childOptions)], {
-      execArgv: [...(options.execArgv ?? [])],
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
     try {
-      let timer: NodeJS.Timeout | undefined;
-      const { host, port } = await new Promise<{ host: string; port: number }>((resolve, reject) => {
-        timer = setTimeout(
-          () => reject(new Error('the bench broker did not start within the timeout')),
-          options.startTimeoutMs ?? 15_000,
-        );
-        child.on('message', (m: ChildMessage) => {
-          if (m.type === 'ready') resolve(m);
-          else if (m.type === 'failed') reject(new Error(`the bench broker failed to start: ${m.message}`));
-        });
-        child.once('error', reject);
-        child.once('exit', (code) => reject(new Error(`the bench broker exited with code ${code} before listening`)));
-      }).finally(() => {
-        clearTimeout(timer);
-        child.removeAllListeners('message').removeAllListeners('error').removeAllListeners('exit');
-      });
-      return new EmbeddedBroker(child, dataDir, host, port);
+      const { child, host, port } = await spawnChild(dataDir, options);
+      return new EmbeddedBroker(child, dataDir, host, port, options);
     } catch (err) {
-      child.kill('SIGKILL');
       await fs.rm(dataDir, { recursive: true, force: true });
       throw err;
     }
+  }
+
+  /**
+   * Stops the broker gracefully and starts a new one on the same data dir (a new port): its caches are cold and
+   * its logs reopened after a clean shutdown, as after an operator's restart.
+   */
+  async restart(graceMs = 10_000): Promise<void> {
+    if (this.closed) throw new Error('the bench broker is closed');
+    await this.stopChild(graceMs);
+    const { child, host, port } = await spawnChild(this.dataDir, this.options);
+    this.attach(child);
+    this.host = host;
+    this.port = port;
   }
 
   get address(): string {
@@ -110,6 +110,11 @@ export class EmbeddedBroker implements AsyncDisposable {
   async close(graceMs = 10_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.stopChild(graceMs);
+    await fs.rm(this.dataDir, { recursive: true, force: true });
+  }
+
+  private async stopChild(graceMs: number): Promise<void> {
     this.resume();
     if (this.child.exitCode === null && this.child.signalCode === null) {
       if (this.child.connected) this.child.send({ type: 'stop' } satisfies ChildRequest);
@@ -117,7 +122,6 @@ export class EmbeddedBroker implements AsyncDisposable {
       await this.exited;
       clearTimeout(timer);
     }
-    await fs.rm(this.dataDir, { recursive: true, force: true });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -132,5 +136,39 @@ export class EmbeddedBroker implements AsyncDisposable {
       this.exited.then(() => reject(new Error('the bench broker exited')), reject);
       this.child.send({ type, id } satisfies ChildRequest);
     });
+  }
+}
+
+/** Forks the child over `dataDir` and waits until it listens (or kills it). */
+async function spawnChild(
+  dataDir: string,
+  options: EmbeddedBrokerOptions,
+): Promise<{ child: ChildProcess; host: string; port: number }> {
+  const childOptions: ChildBrokerOptions = { dataDir, acks: options.acks ?? 'leader' };
+  const child = fork(childEntryPath(), [JSON.stringify(childOptions)], {
+    execArgv: [...(options.execArgv ?? [])],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const { host, port } = await new Promise<{ host: string; port: number }>((resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new Error('the bench broker did not start within the timeout')),
+        options.startTimeoutMs ?? 15_000,
+      );
+      child.on('message', (m: ChildMessage) => {
+        if (m.type === 'ready') resolve(m);
+        else if (m.type === 'failed') reject(new Error(`the bench broker failed to start: ${m.message}`));
+      });
+      child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`the bench broker exited with code ${code} before listening`)));
+    }).finally(() => {
+      clearTimeout(timer);
+      child.removeAllListeners('message').removeAllListeners('error').removeAllListeners('exit');
+    });
+    return { child, host, port };
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
   }
 }

@@ -58,9 +58,10 @@ export async function openTarget(options: TargetOptions): Promise<BenchTarget> {
       ? await EmbeddedBroker.start({ acks: options.acks ?? 'leader', execArgv: options.brokerExecArgv })
       : undefined;
   const address = embedded?.address ?? options.broker!;
+  // The embedded broker's address changes when it is restarted.
   const connectClient = (): Promise<Client> =>
     connectBackend({
-      broker: address,
+      broker: embedded?.address ?? address,
       username: options.username,
       password: options.password,
       timeoutMs: options.timeoutMs ?? 30_000,

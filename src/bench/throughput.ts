@@ -8,7 +8,7 @@
 import type { Backend as Client } from '../client/backend.js';
 import type { ProducerRecord } from '../client/moonmq/produce-ops.js';
 import { UsageError } from '../errors.js';
-import { Limits } from '../protocol/limits.js';
+import { Caps, Limits } from '../protocol/limits.js';
 import { LatencyRecorder } from './latency.js';
 import { MB, type Percentiles, perSecond } from './stats.js';
 import {
@@ -31,6 +31,10 @@ export interface ThroughputOptions extends TargetOptions {
   inFlight?: number;
   connections?: number;
   fetchSize?: number;
+  /** FETCHes pipelined on the fetching connection. */
+  fetchInFlight?: number;
+  /** Restart the embedded broker between the phases, so the fetch reads a log this process did not write. */
+  restartBeforeFetch?: boolean;
   valueSize?: number;
   partitions?: number;
   codec?: BenchCodec;
@@ -52,6 +56,10 @@ export interface PhaseFigures {
   /** The broker child's highest sampled RSS during the phase; null for an external broker. */
   brokerPeakRssBytes: number | null;
   fsyncs: number | null;
+  /** CPU time (user + system) the broker process spent in the phase, per record, in ns; null for an external broker. */
+  brokerCpuNsPerRecord: number | null;
+  /** CPU time the bench process (the client side) spent in the phase, per record, in ns. */
+  clientCpuNsPerRecord: number;
 }
 
 export interface ThroughputReport {
@@ -64,6 +72,8 @@ export interface ThroughputReport {
     inFlight: number;
     connections: number;
     fetchSize: number;
+    fetchInFlight: number;
+    restartBeforeFetch: boolean;
     valueSize: number;
     keySize: number;
     partitions: number;
@@ -80,6 +90,7 @@ export const ThroughputDefaults = {
   inFlight: 1,
   connections: 1,
   fetchSize: 1000,
+  fetchInFlight: 1,
   valueSize: 100,
   partitions: 4,
   codec: 'none',
@@ -106,7 +117,10 @@ function throughputParams(options: ThroughputOptions): ThroughputParams {
     inFlight: positiveInt('in-flight', options.inFlight ?? ThroughputDefaults.inFlight, 1024),
     connections: positiveInt('connections', options.connections ?? ThroughputDefaults.connections, 256),
     fetchSize: positiveInt('fetch size', options.fetchSize ?? ThroughputDefaults.fetchSize, 0xffff_ffff),
-    valueSize: positiveInt('value size', options.valueSize ?? ThroughputDefaults.valueSize, 1_000_000),
+    fetchInFlight: positiveInt('fetch in-flight', options.fetchInFlight ?? ThroughputDefaults.fetchInFlight, 64),
+    restartBeforeFetch: options.restartBeforeFetch ?? false,
+    // A value is a wire string, capped at 64 KiB (wire.md §2.2); larger batches are split into frames under 1 MiB.
+    valueSize: positiveInt('value size', options.valueSize ?? ThroughputDefaults.valueSize, Caps.default),
     keySize: KEY_BYTES,
     partitions: positiveInt('partitions', options.partitions ?? ThroughputDefaults.partitions, 1024),
     codec: options.codec ?? ThroughputDefaults.codec,
@@ -116,6 +130,9 @@ function throughputParams(options: ThroughputOptions): ThroughputParams {
 
 export async function runThroughput(options: ThroughputOptions = {}): Promise<ThroughputReport> {
   const params = throughputParams(options);
+  if (params.restartBeforeFetch && options.broker !== undefined) {
+    throw new UsageError('--restart-before-fetch applies to the embedded broker only');
+  }
   const progress = options.onProgress ?? (() => undefined);
   progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
   const target = await openTarget(options);
@@ -131,6 +148,10 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
     };
     const warmTopic = await warmUp(run);
     const produce = await measureProduce(run);
+    if (params.restartBeforeFetch) {
+      progress('restarting the broker');
+      await target.embedded!.restart();
+    }
     const fetch = await measureFetch(run, produce.topic, produce.sent.records);
     await clients[0]!.deleteTopic(produce.topic).catch(() => undefined);
     await clients[0]!.deleteTopic(warmTopic).catch(() => undefined);
@@ -161,6 +182,8 @@ interface PhaseTiming {
   latency: LatencyRecorder;
   peak: number | null;
   fsyncs: number | null;
+  brokerCpuMs: number | null;
+  clientCpuMs: number;
 }
 
 /**
@@ -178,7 +201,7 @@ async function warmUp(run: PhaseRun): Promise<string> {
     intervalMs: undefined,
   };
   const warm = await produceWindow(clients, topic, batch, params.codec, window, new LatencyRecorder(), () => undefined);
-  await fetchAll(run.target, topic, warm.records, params.fetchSize, new LatencyRecorder());
+  await fetchAll(run.target, topic, warm.records, params, new LatencyRecorder());
   return topic;
 }
 
@@ -196,6 +219,7 @@ async function measureProduce(
   run.progress(records === null ? `producing for ${durationMs} ms` : `producing ${records} records`);
   const latency = new LatencyRecorder();
   const before = await meter(target, true);
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const deadline = durationMs === null ? undefined : started + durationMs;
   const window = { batches: totalBatches, lastBatchSize, deadline, inFlight: params.inFlight, intervalMs };
@@ -203,8 +227,18 @@ async function measureProduce(
     run.progress(`produced ${n} records`),
   );
   const ms = performance.now() - started;
+  const clientCpuMs = cpuMs(process.cpuUsage(cpu));
   const after = await meter(target, false);
-  return { topic, sent, ms, latency, peak: after.peak, fsyncs: diff(after.fsyncs, before.fsyncs) };
+  return {
+    topic,
+    sent,
+    ms,
+    latency,
+    peak: after.peak,
+    fsyncs: diff(after.fsyncs, before.fsyncs),
+    brokerCpuMs: diff(after.cpuMs, before.cpuMs),
+    clientCpuMs,
+  };
 }
 
 /** The timed fetch phase: every produced record read back with batched FETCHes. */
@@ -215,12 +249,15 @@ async function measureFetch(
 ): Promise<PhaseTiming & { records: number; requests: number }> {
   run.progress(`fetching ${records} records`);
   const latency = new LatencyRecorder();
-  await meter(run.target, true);
+  const before = await meter(run.target, true);
+  const cpu = process.cpuUsage();
   const started = performance.now();
-  const fetched = await fetchAll(run.target, topic, records, run.params.fetchSize, latency);
+  const fetched = await fetchAll(run.target, topic, records, run.params, latency);
   const ms = performance.now() - started;
+  const clientCpuMs = cpuMs(process.cpuUsage(cpu));
   const after = await meter(run.target, false);
-  return { ...fetched, ms, latency, peak: after.peak, fsyncs: null };
+  const brokerCpuMs = diff(after.cpuMs, before.cpuMs);
+  return { ...fetched, ms, latency, peak: after.peak, fsyncs: null, brokerCpuMs, clientCpuMs };
 }
 
 function phaseFigures(bytesPerRecord: number, n: number, requests: number, t: PhaseTiming): PhaseFigures {
@@ -234,7 +271,13 @@ function phaseFigures(bytesPerRecord: number, n: number, requests: number, t: Ph
     latencyMs: t.latency.percentiles(),
     brokerPeakRssBytes: t.peak,
     fsyncs: t.fsyncs,
+    brokerCpuNsPerRecord: t.brokerCpuMs === null ? null : Math.round((t.brokerCpuMs * 1e6) / n),
+    clientCpuNsPerRecord: Math.round((t.clientCpuMs * 1e6) / n),
   };
+}
+
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
 }
 
 function diff(a: number | null, b: number | null): number | null {
@@ -242,10 +285,16 @@ function diff(a: number | null, b: number | null): number | null {
 }
 
 /** Broker stats when embedded; `reset` opens a new peak-RSS window. */
-async function meter(target: BenchTarget, reset: boolean): Promise<{ fsyncs: number | null; peak: number | null }> {
-  if (!target.embedded) return { fsyncs: null, peak: null };
+async function meter(target: BenchTarget, reset: boolean): Promise<Meter> {
+  if (!target.embedded) return { fsyncs: null, peak: null, cpuMs: null };
   const s = reset ? await target.embedded.resetPeak() : await target.embedded.stats();
-  return { fsyncs: s.fsyncCount, peak: s.peakRssBytes };
+  return { fsyncs: s.fsyncCount, peak: s.peakRssBytes, cpuMs: s.cpuMs };
+}
+
+interface Meter {
+  fsyncs: number | null;
+  peak: number | null;
+  cpuMs: number | null;
 }
 
 interface Window {
@@ -310,13 +359,14 @@ async function produceWindow(
 
 /**
  * FETCH on a connection of its own (FETCH binds a connection to its group) with a fresh group until `expected`
- * records came back; a run of empty replies before that is an error.
+ * records came back, with `fetchInFlight` FETCHes pipelined on it (the broker answers them in order, each from where
+ * the previous one left the cursor); a run of empty replies before that is an error.
  */
 async function fetchAll(
   target: BenchTarget,
   topic: string,
   expected: number,
-  fetchSize: number,
+  params: Pick<ThroughputParams, 'fetchSize' | 'fetchInFlight'>,
   latency: LatencyRecorder,
 ): Promise<{ records: number; requests: number }> {
   const client = await target.connect();
@@ -325,15 +375,18 @@ async function fetchAll(
     let records = 0;
     let requests = 0;
     let empty = 0;
-    while (records < expected) {
-      const t0 = performance.now();
-      const result = await client.fetch(topic, group, { maxRecords: fetchSize });
-      latency.record(performance.now() - t0);
-      requests++;
-      records += result.records.length;
-      if (result.records.length === 0 && ++empty > 50)
-        throw new Error(`fetch stalled at ${records} of ${expected} records`);
-    }
+    const loop = async (): Promise<void> => {
+      while (records < expected) {
+        const t0 = performance.now();
+        const result = await client.fetch(topic, group, { maxRecords: params.fetchSize });
+        latency.record(performance.now() - t0);
+        requests++;
+        records += result.records.length;
+        if (result.records.length === 0 && ++empty > 50 * params.fetchInFlight)
+          throw new Error(`fetch stalled at ${records} of ${expected} records`);
+      }
+    };
+    await Promise.all(Array.from({ length: params.fetchInFlight }, loop));
     return { records, requests };
   } finally {
     await client.close();

@@ -93,6 +93,29 @@ describe('throughput on the embedded broker', () => {
     expect(report.fetch.requests).toBeGreaterThanOrEqual(Math.ceil(2500 / 300));
     expect(report.produce.brokerPeakRssBytes).toBeGreaterThan(10_000_000);
     expect(report.fetch.recordsPerSec).toBeCloseTo((2500 * 1000) / report.fetch.wallMs, 6);
+    expect(report.produce.brokerCpuNsPerRecord).toBeGreaterThan(0);
+    expect(report.produce.clientCpuNsPerRecord).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('--restart-before-fetch with pipelined FETCHes reads every record from a restarted broker', async () => {
+    const report = await runThroughput({
+      records: 3000,
+      batchSize: 1000,
+      fetchSize: 400,
+      fetchInFlight: 3,
+      restartBeforeFetch: true,
+    });
+    expect(report.params).toMatchObject({ fetchInFlight: 3, restartBeforeFetch: true });
+    expect(report.fetch.records).toBe(3000);
+    expect(report.fetch.requests).toBeGreaterThanOrEqual(Math.ceil(3000 / 400));
+    // The restarted broker has fsynced nothing since it started, and served the fetch without writing records.
+    expect(report.fetch.brokerCpuNsPerRecord).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a value of 10,000 bytes at the default batch size is split into frames under the limit', async () => {
+    const report = await runThroughput({ records: 1000, valueSize: 10_000 });
+    expect(report.produce.records).toBe(1000);
+    expect(report.fetch.records).toBe(1000);
   }, 60_000);
 });
 

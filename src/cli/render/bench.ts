@@ -163,6 +163,13 @@ export function phaseColumns(): Column<PhaseRow>[] {
       value: (r) => (r.brokerPeakRssBytes === null ? '–' : formatBytes(r.brokerPeakRssBytes)),
       align: 'right',
     },
+    { header: 'fsyncs', value: (r) => (r.fsyncs === null ? '–' : formatCount(r.fsyncs)), align: 'right' },
+    {
+      header: 'broker CPU/rec',
+      value: (r) => (r.brokerCpuNsPerRecord === null ? '–' : `${formatCount(r.brokerCpuNsPerRecord)} ns`),
+      align: 'right',
+    },
+    { header: 'client CPU/rec', value: (r) => `${formatCount(r.clientCpuNsPerRecord)} ns`, align: 'right' },
   ];
 }
 
@@ -174,7 +181,7 @@ export function throughputSummary(report: ThroughputReport): string {
   const who = b.embedded
     ? `embedded ${b.serverName ?? 'crater'} broker (acks=${b.acks})`
     : `${b.serverName ?? 'unknown'} broker at ${b.address}`;
-  return `${amount} of ${p.valueSize} B in batches of ${formatCount(p.batchSize)}, ${p.inFlight} in flight × ${p.connections} connection(s), fetch ${formatCount(p.fetchSize)}, ${p.partitions} partitions, codec ${p.codec}, ${who}; latency per request from its intended send time`;
+  return `${amount} of ${p.valueSize} B in batches of ${formatCount(p.batchSize)}, ${p.inFlight} in flight × ${p.connections} connection(s), fetch ${formatCount(p.fetchSize)} × ${p.fetchInFlight} in flight${p.restartBeforeFetch ? ' after a broker restart' : ''}, ${p.partitions} partitions, codec ${p.codec}, ${who}; latency per request from its intended send time`;
 }
 
 export function throughputCsv(report: ThroughputReport): string {
@@ -192,6 +199,8 @@ export function throughputCsv(report: ThroughputReport): string {
     'max_ms',
     'broker_peak_rss_bytes',
     'fsyncs',
+    'broker_cpu_ns_per_record',
+    'client_cpu_ns_per_record',
   ];
   const rows = phaseRows(report).map((r) => [
     r.phase,
@@ -207,6 +216,8 @@ export function throughputCsv(report: ThroughputReport): string {
     r.latencyMs.max,
     r.brokerPeakRssBytes,
     r.fsyncs,
+    r.brokerCpuNsPerRecord,
+    r.clientCpuNsPerRecord,
   ]);
   return csv([header, ...rows]);
 }

@@ -3,14 +3,15 @@
  * (seed 000): the ack list is a prefix of the records, and an ack with err_code ≠ 0 is a partial append whose
  * landed acks are returned next to the error. A failure before anything landed is an ERROR frame and throws.
  */
-import { UsageError } from '../../errors.js';
+import { CraterError, UsageError } from '../../errors.js';
 import type { RecordHeader } from '../../protocol/headers.js';
-import { Caps, Limits } from '../../protocol/limits.js';
+import { Caps, DEFAULT_MAX_FRAME_SIZE, Limits } from '../../protocol/limits.js';
 import { ProduceBatchAckReply, ProduceBatchRequest, type BatchRecord } from '../../protocol/messages/produce-batch.js';
 import { ProduceAckReply, ProduceRequest, type ProduceAck } from '../../protocol/messages/produce.js';
 import { BatchFlag, Codec, codecNames, type CodecId, type CodecName } from '../../protocol/opcodes.js';
 import { brokerError } from './connection.js';
 import type { Session } from './session.js';
+import { batchOverhead, splitBatch } from './split-batch.js';
 import type { BatchResult, ProducerRecord } from '../producer/sink.js';
 import {
   validateBatchCount,
@@ -86,15 +87,24 @@ export async function produce(
   return session.conn.request(ProduceRequest, message, ProduceAckReply, { timeoutMs: options.timeoutMs });
 }
 
-/** Converts and validates records once, deciding whether the batch needs BATCH_FLAG_HEADERS. */
-export function prepareBatch(records: readonly ProducerRecord[]): { records: BatchRecord[]; withHeaders: boolean } {
+/**
+ * Converts and validates records once, deciding whether the batch needs BATCH_FLAG_HEADERS; `bytes` is the key and
+ * value bytes plus their 8 length bytes (what the entries take in the frame, header blocks aside).
+ */
+export function prepareBatch(records: readonly ProducerRecord[]): {
+  records: BatchRecord[];
+  withHeaders: boolean;
+  bytes: number;
+} {
   validateBatchCount(records.length, Limits.batchRecords);
   const out = new Array<BatchRecord>(records.length);
   let withHeaders = false;
+  let bytes = 0;
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
     const key = toBuffer(r.key);
     const value = toBuffer(r.value);
+    bytes += 8 + key.length + value.length;
     // Checked via a cheap test first so a large batch builds no per-record field names.
     if (key.length > Caps.default || value.length > Caps.default) {
       validateBytes(`records[${i}].key`, key);
@@ -108,9 +118,14 @@ export function prepareBatch(records: readonly ProducerRecord[]): { records: Bat
       out[i] = { key, value };
     }
   }
-  return { records: out, withHeaders };
+  return { records: out, withHeaders, bytes };
 }
 
+/**
+ * PRODUCE_BATCH of `records`. A batch whose frame would pass the broker's default 1 MiB limit goes as several
+ * frames under it, one after the other: a batch is N ordinary appends anyway, and a frame is sent only once the
+ * one before it was acked whole, so the acks stay a list-order prefix when one fails.
+ */
 export async function produceBatch(
   session: Session,
   topic: string,
@@ -132,11 +147,43 @@ export async function produceBatch(
     partition,
     records: prepared.records,
   };
-  const ack = await session.conn.request(ProduceBatchRequest, message, ProduceBatchAckReply, {
-    timeoutMs: options.timeoutMs,
-  });
+  const overhead = batchOverhead(Buffer.byteLength(topic), false, partition !== undefined);
+  if (prepared.withHeaders || overhead + prepared.bytes > DEFAULT_MAX_FRAME_SIZE) {
+    const chunks = splitBatch(prepared.records, { topic, fixedPartition: partition !== undefined });
+    if (chunks.length > 1) return produceChunks(session, message, chunks, options.timeoutMs);
+  }
+  return sendBatch(session, message, options.timeoutMs);
+}
+
+type BatchMessage = Parameters<typeof ProduceBatchRequest.encode>[1];
+
+async function sendBatch(session: Session, message: BatchMessage, timeoutMs: number | undefined): Promise<BatchResult> {
+  const ack = await session.conn.request(ProduceBatchRequest, message, ProduceBatchAckReply, { timeoutMs });
   if (ack.errorCode === 0) return { acks: ack.acks };
   const error = brokerError(ack.errorCode, ack.errorMessage);
   if (ack.acks.length === 0) throw error;
   return { acks: ack.acks, error };
+}
+
+/** The chunks in order; the first that fails ends it, with the acks of everything before it. */
+async function produceChunks(
+  session: Session,
+  message: BatchMessage,
+  chunks: readonly BatchRecord[][],
+  timeoutMs: number | undefined,
+): Promise<BatchResult> {
+  const acks: ProduceAck[] = [];
+  for (const chunk of chunks) {
+    let result: BatchResult;
+    try {
+      result = await sendBatch(session, { ...message, records: chunk }, timeoutMs);
+    } catch (err) {
+      // Acks already in hand are not dropped for a failure past them (a CraterError: broker or connection).
+      if (acks.length === 0 || !(err instanceof CraterError)) throw err;
+      return { acks, error: err };
+    }
+    for (const a of result.acks) acks.push(a);
+    if (result.error) return { acks, error: result.error };
+  }
+  return { acks };
 }

@@ -7,7 +7,7 @@ import { benchTargetFlags, refuseIdempotent } from '../../cli/render/bench-flags
 export default class BenchThroughput extends BaseCommand {
   static override summary = 'Sustained batched produce, then fetch of the same records.';
 
-  static override description = `Produces --records records (or for --duration) in PRODUCE_BATCHes of --batch-size, with --in-flight batches pipelined on each of --connections connections, then reads them all back with batched FETCHes of --fetch-size. Reports records/s and MB/s (key + value bytes) for each phase, per-request latency percentiles (p50, p99, p99.9, max) kept in an HdrHistogram and measured from each request's intended send time (coordinated-omission aware; --rate sets an open-loop schedule), and, against the embedded broker, the broker process's peak RSS sampled every 50 ms.
+  static override description = `Produces --records records (or for --duration) in PRODUCE_BATCHes of --batch-size, with --in-flight batches pipelined on each of --connections connections, then reads them all back with batched FETCHes of --fetch-size. Reports records/s and MB/s (key + value bytes) for each phase, per-request latency percentiles (p50, p99, p99.9, max) kept in an HdrHistogram and measured from each request's intended send time (coordinated-omission aware; --rate sets an open-loop schedule), and, against the embedded broker, the broker process's peak RSS sampled every 50 ms, its fsyncs, and the CPU time per record of the broker and of the bench process (the client side).
 
 By default the broker is an embedded crater broker in a child process on a temp data dir and a free port; --broker runs against any broker, MoonMQ included.
 
@@ -18,6 +18,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --in-flight 4 --connections 2',
     '<%= config.bin %> <%= command.id %> --duration 10s --rate 200000 --json',
+    '<%= config.bin %> <%= command.id %> --fetch-in-flight 4 --restart-before-fetch',
+    '<%= config.bin %> <%= command.id %> --connections 256 --batch-size 1 --records 50000',
   ];
 
   static override flags = {
@@ -30,6 +32,15 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     'in-flight': Flags.integer({ description: 'Batches pipelined on each connection.', default: 1, min: 1, max: 1024 }),
     connections: Flags.integer({ description: 'Producing connections.', default: 1, min: 1, max: 256 }),
     'fetch-size': Flags.integer({ description: 'Records asked for per FETCH.', default: 1000, min: 1 }),
+    'fetch-in-flight': Flags.integer({
+      description: 'FETCHes pipelined on the fetching connection.',
+      default: 1,
+      min: 1,
+      max: 64,
+    }),
+    'restart-before-fetch': Flags.boolean({
+      description: 'Restart the embedded broker between produce and fetch (the fetch reads a log it did not write).',
+    }),
     rate: Flags.integer({
       description: 'Open-loop target in records/s (latency from the schedule); default: as fast as possible.',
       min: 1,
@@ -59,6 +70,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
         inFlight: flags['in-flight'],
         connections: flags.connections,
         fetchSize: flags['fetch-size'],
+        fetchInFlight: flags['fetch-in-flight'],
+        restartBeforeFetch: flags['restart-before-fetch'],
         ratePerSec: flags.rate,
         valueSize: flags['value-size'],
         partitions: flags.partitions,

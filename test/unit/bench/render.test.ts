@@ -118,18 +118,32 @@ describe('throughput rendering', () => {
         inFlight: 1,
         connections: 1,
         fetchSize: 1000,
+        fetchInFlight: 1,
+        restartBeforeFetch: false,
         valueSize: 100,
         keySize: 8,
         partitions: 4,
         codec: 'none',
         ratePerSec: null,
       },
-      produce: { ...phase, brokerPeakRssBytes: 64_000_000, fsyncs: 4 },
-      fetch: { ...phase, brokerPeakRssBytes: null, fsyncs: null },
+      produce: {
+        ...phase,
+        brokerPeakRssBytes: 64_000_000,
+        fsyncs: 4,
+        brokerCpuNsPerRecord: 900,
+        clientCpuNsPerRecord: 300,
+      },
+      fetch: {
+        ...phase,
+        brokerPeakRssBytes: null,
+        fsyncs: null,
+        brokerCpuNsPerRecord: null,
+        clientCpuNsPerRecord: 200,
+      },
     };
     const lines = throughputCsv(t).split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toBe('produce,1000,108000,1,2,500000,54,0.5,1.5,2,3,64000000,4');
-    expect(lines[2]!.endsWith(',,')).toBe(true);
+    expect(lines[1]).toBe('produce,1000,108000,1,2,500000,54,0.5,1.5,2,3,64000000,4,900,300');
+    expect(lines[2]!.endsWith(',,,200')).toBe(true);
   });
 });
