@@ -44,7 +44,8 @@ async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as ChildBrokerOptions;
   let broker: Broker;
   try {
-    broker = await Broker.start({ dataDir: options.dataDir, port: 0, acks: options.acks });
+    // Every bench connection comes from loopback: `--connections 256` plus the fetching and probing ones.
+    broker = await Broker.start({ dataDir: options.dataDir, port: 0, acks: options.acks, maxConnectionsPerIp: 1024 });
   } catch (err) {
     send({ type: 'failed', message: (err as Error).message });
     process.disconnect?.();

@@ -13,6 +13,9 @@ import type { BrokerStats, ChildBrokerOptions, ChildMessage, ChildRequest } from
 
 export type { BrokerStats };
 
+/** libuv threads of the bench broker (unless UV_THREADPOOL_SIZE is set): parallel fsyncs of one batch. */
+const FSYNC_THREADS = 64;
+
 export interface EmbeddedBrokerOptions {
   acks?: AcksMode;
   /** Extra node flags for the child, e.g. ['--cpu-prof', '--cpu-prof-dir=prof']. */
@@ -147,6 +150,8 @@ async function spawnChild(
   const childOptions: ChildBrokerOptions = { dataDir, acks: options.acks ?? 'leader' };
   const child = fork(childEntryPath(), [JSON.stringify(childOptions)], {
     execArgv: [...(options.execArgv ?? [])],
+    // A batch over 64 partitions starts 64 fsyncs at once; libuv's default 4 threads would run them 4 at a time.
+    env: { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? String(FSYNC_THREADS) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   try {
