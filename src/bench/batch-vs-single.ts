@@ -1,17 +1,20 @@
 /**
  * Batch vs single (seed 000): N records produced one PRODUCE at a time, each awaited, against the same N records in
  * one PRODUCE_BATCH; K alternating repeats after one untimed warm-up of each mode. Optionally a sweep over batch
- * sizes. Returns a report; never prints.
+ * sizes. Beside them the floors (floors.ts): one loopback round trip and one fsync, and how far single mode is
+ * above their sum. Returns a report; never prints.
  *
  * With `idempotent` both modes go through one ephemeral idempotent producer (its own connection, one
  * INIT_PRODUCER_ID during the warm-up): single mode sends PRODUCE_IDEMPOTENT per record, batch mode IDEMPOTENT
  * PRODUCE_BATCH frames, which hold at most 1,024 records, so N > 1,024 takes ceil(N / 1,024) batches.
  */
+import path from 'node:path';
 import type { Backend as Client, BackendProducer as Producer } from '../client/backend.js';
 import type { BatchResult, ProduceAck, ProducerRecord } from '../client/moonmq/produce-ops.js';
 import { splitBatch } from '../client/moonmq/split-batch.js';
 import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';
+import { type Floors, measureFloors } from './floors.js';
 import { type Percentiles, type Spread, percentiles, perSecond, spread } from './stats.js';
 import {
   type BenchCodec,
@@ -74,7 +77,18 @@ export interface BatchVsSingleReport {
   /** single median wall time ÷ batch median wall time. */
   speedup: number;
   sweep: SweepPoint[] | null;
+  /** One loopback round trip and one fsync, measured in the same run (floors.ts). */
+  floors: Floors;
+  /** Single mode's median wall time per record ÷ floors.perRecordMs (1 would be at the floor). */
+  singleOverFloor: number;
+  /** Single mode's per-record p99 ÷ the fsync p99. */
+  p99OverFsyncP99: number;
 }
+
+/** Samples of each floor. */
+const FLOOR_SAMPLES = 400;
+/** What storage adds to a record's key and value (length, header, two CRCs): the floor's fsync writes as much. */
+const RECORD_OVERHEAD = 29;
 
 export const BatchVsSingleDefaults = { records: 400, valueSize: 100, partitions: 4, codec: 'none', repeat: 5 } as const;
 
@@ -127,6 +141,9 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
       const warm = data.slice(0, Math.min(params.records, 50));
       await runSingle(run.send, topic, warm, []);
       await runBatched(run.send, topic, [warm]);
+      progress('measuring the floors: loopback round trip, fsync');
+      const floorDir = target.embedded ? path.dirname(target.embedded.dataDir) : undefined;
+      const floors = await measureFloors(floorDir, FLOOR_SAMPLES, KEY_BYTES + params.valueSize + RECORD_OVERHEAD);
       const chunks = splitBatch(data, { topic, maxRecords: maxBatch, idempotent: params.idempotent });
       const { single, batch } = await measureModes(run, chunks);
       const sweep = batchSizes ? await measureSweep(run, batchSizes) : null;
@@ -134,6 +151,7 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
       const enabled = run.fsyncs.enabled;
       const singleWall = spread(single.wall);
       const batchWall = spread(batch.wall);
+      const singleLatency = percentiles(single.latencies);
       return {
         kind: 'batch-vs-single',
         broker: target.info,
@@ -143,7 +161,7 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
           recordsPerSec: rates(params.records, single.wall),
           frames: params.records,
           fsyncs: enabled ? single.fsyncs : null,
-          latencyMs: percentiles(single.latencies),
+          latencyMs: singleLatency,
         },
         batch: {
           wallMs: batchWall,
@@ -154,6 +172,9 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
         },
         speedup: batchWall.median > 0 ? singleWall.median / batchWall.median : 0,
         sweep,
+        floors,
+        singleOverFloor: singleWall.median / params.records / floors.perRecordMs,
+        p99OverFsyncP99: singleLatency.p99 / floors.fsyncMs.p99,
       };
     } finally {
       await producer?.close();

@@ -28,6 +28,10 @@ describe('batch-vs-single on the embedded broker', () => {
     expect(report.batch.batchSize).toBe(40);
     expect(report.single.frames).toBe(40);
     expect(report.batch.frames).toBe(1);
+    expect(report.floors.rttMs.count).toBe(400);
+    expect(report.floors.fsyncMs.count).toBe(400);
+    expect(report.floors.perRecordMs).toBeCloseTo(report.floors.rttMs.p50 + report.floors.fsyncMs.p50, 9);
+    expect(report.singleOverFloor).toBeCloseTo(report.single.wallMs.median / 40 / report.floors.perRecordMs, 9);
     expect(report.single.fsyncs).toEqual([40]);
     expect(report.batch.fsyncs).toEqual([touched]);
     expect(touched).toBe(4);

@@ -67,6 +67,13 @@ export function batchVsSingleSummary(report: BatchVsSingleReport): string {
   return `${formatCount(p.records)} records of ${p.valueSize} B (key ${p.keySize} B), ${p.partitions} partitions, codec ${p.codec}, ${who}${idem}; median of ${p.repeat}`;
 }
 
+/** The floors line: round trip and fsync, their sum per record, and single mode against it. */
+export function floorsSummary(report: BatchVsSingleReport): string {
+  const f = report.floors;
+  const ms = (n: number): string => `${n.toFixed(3)} ms`;
+  return `floors: loopback round trip p50 ${ms(f.rttMs.p50)} (p99 ${ms(f.rttMs.p99)}), fsync p50 ${ms(f.fsyncMs.p50)} (p99 ${ms(f.fsyncMs.p99)}), sum ${ms(f.perRecordMs)} per record; single mode ${report.singleOverFloor.toFixed(2)}x the floor, per-record p99 ${report.p99OverFsyncP99.toFixed(1)}x the fsync p99`;
+}
+
 const csvCell = (v: string | number | null): string =>
   v === null
     ? ''

@@ -99,6 +99,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'THRESHOLD'])}`;
       return undefined;
     }
     this.out(render.batchVsSingleSummary(report));
+    this.out(render.floorsSummary(report));
     this.out(this.table(render.modeColumns(), render.modeRows(report)));
     this.out(
       this.chalk.bold(`speedup: ${report.speedup.toFixed(1)}x`) +

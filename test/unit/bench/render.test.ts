@@ -5,6 +5,7 @@ import type { ThroughputReport } from '../../../src/bench/throughput.js';
 import {
   batchVsSingleCsv,
   batchVsSingleSummary,
+  floorsSummary,
   medianCount,
   modeRows,
   sweepChart,
@@ -33,9 +34,22 @@ const report: BatchVsSingleReport = {
     { batchSize: 1, frames: 400, wallMs: s(400), recordsPerSec: s(1000), fsyncs: [400] },
     { batchSize: 100, frames: 4, wallMs: s(8), recordsPerSec: s(50_000), fsyncs: [16] },
   ],
+  floors: {
+    rttMs: { ...lat, p50: 0.03, p99: 0.05 },
+    fsyncMs: { ...lat, p50: 0.5, p99: 1 },
+    perRecordMs: 0.53,
+  },
+  singleOverFloor: 1.8867,
+  p99OverFsyncP99: 1.5,
 };
 
 describe('batch-vs-single rendering', () => {
+  it('the floors line: both floors, their sum and single mode against them', () => {
+    expect(floorsSummary(report)).toBe(
+      'floors: loopback round trip p50 0.030 ms (p99 0.050 ms), fsync p50 0.500 ms (p99 1.000 ms), sum 0.530 ms per record; single mode 1.89x the floor, per-record p99 1.5x the fsync p99',
+    );
+  });
+
   it('CSV: a header, single and batch rows, one row per sweep size, numbers unformatted', () => {
     const lines = batchVsSingleCsv(report).split('\n');
     expect(lines).toHaveLength(5);
