@@ -89,7 +89,7 @@ export function writeRecord(buf: Buffer, pos: number, r: RecordToStore): number 
     buf.writeBigUInt64BE(r.producerId!, h + 13);
     buf.writeUInt16BE(r.epoch ?? 0, h + 21);
   }
-  putU32(buf, h + headerLen, crc32Range(buf, h, h + headerLen));
+  putU32(buf, h + headerLen, txn ? crc32Range(buf, h, h + headerLen) : baseHeaderCrc(buf, h, attrs, r));
   const payloadStart = h + headerLen + 4;
   let p = payloadStart;
   buf.set(r.key, p);
@@ -105,6 +105,26 @@ export function writeRecord(buf: Buffer, pos: number, r: RecordToStore): number 
   p += r.value.length;
   putU32(buf, p, crc32Range(buf, payloadStart, p));
   return size;
+}
+
+/*
+ * The 13-byte header CRC depends on attrs, key length and timestamp only, and the records of one produce share all
+ * three (one broker timestamp per produce, keys of one length): the last one is remembered, which saves a CRC per
+ * record of such a batch.
+ */
+let lastAttrs = -1;
+let lastKeyLen = -1;
+let lastTimestamp = -1n;
+let lastHeaderCrc = 0;
+
+function baseHeaderCrc(buf: Buffer, h: number, attrs: number, r: RecordToStore): number {
+  if (attrs !== lastAttrs || r.key.length !== lastKeyLen || r.timestamp !== lastTimestamp) {
+    lastHeaderCrc = crc32Range(buf, h, h + BASE_HEADER_BYTES);
+    lastAttrs = attrs;
+    lastKeyLen = r.key.length;
+    lastTimestamp = r.timestamp;
+  }
+  return lastHeaderCrc;
 }
 
 /*
