@@ -54,82 +54,115 @@ export function segmentIndexFor(segments: readonly Segment[], pos: number): numb
  * start throws CorruptDataError when nothing was read before it; otherwise the records before it are returned.
  */
 export function readRecords(segments: readonly Segment[], start: number, limits: ReadLimits): LogRecord[] {
-  const maxRecords = limits.maxRecords;
-  const maxBytes = limits.maxBytes ?? DEFAULT_READ_MAX_BYTES;
-  const out: LogRecord[] = [];
-  let bytes = 0;
+  const st: ReadState = {
+    out: [],
+    maxRecords: limits.maxRecords,
+    maxBytes: limits.maxBytes ?? DEFAULT_READ_MAX_BYTES,
+    bytes: 0,
+    offset: BigInt(start),
+    exactNext: 0,
+    done: false,
+  };
   let segIdx = segmentIndexFor(segments, start);
   let pos = start;
-  let offset = BigInt(start);
-  let exactNext = 0;
-  while (out.length < maxRecords && segIdx >= 0 && segIdx < segments.length) {
+  while (!st.done && st.out.length < st.maxRecords && segIdx >= 0 && segIdx < segments.length) {
     const seg = segments[segIdx]!;
-    let inSeg = pos - seg.base;
+    const inSeg = pos - seg.base;
     if (inSeg >= seg.size) {
       // End of this segment, or a gap left by recovery: continue at the next segment's first record.
       segIdx++;
       if (segIdx < segments.length) {
         pos = segments[segIdx]!.base;
-        offset = BigInt(pos);
+        st.offset = BigInt(pos);
       }
       continue;
     }
-    const budget = maxBytes - bytes;
-    if (budget <= 0 && out.length > 0) break;
-    const guess = Math.max(Math.min(budget, readGuess(seg, maxRecords - out.length)), LENGTH_PREFIX_BYTES);
-    const want = Math.min(seg.size - inSeg, exactNext > 0 ? exactNext : guess);
-    exactNext = 0;
-    const buf = Buffer.allocUnsafe(want);
-    const got = seg.read(buf, 0, want, inSeg);
-    const before = out.length;
-    const base = seg.base + inSeg;
-    const verified = seg.verifiedEnd - inSeg;
-    let p = 0;
-    while (p < got && out.length < maxRecords) {
-      let rec: LogRecord | undefined = readCommonRecord(buf, p, got, verified, offset, base);
-      if (rec === undefined) {
-        const r = readRecord(buf, p, got);
-        if (!r.ok) {
-          const more = inSeg + got < seg.size;
-          if ((r.problem === 'short-body' || r.problem === 'short-length-prefix') && more) {
-            if (p === 0) {
-              const claimed = got >= LENGTH_PREFIX_BYTES ? buf.readBigUInt64BE(0) + BigInt(LENGTH_PREFIX_BYTES) : 0n;
-              if (claimed > BigInt(seg.size - inSeg))
-                return fail(out, seg, inSeg, 'length runs past the end of the segment');
-              if (out.length > 0 && bytes + Number(claimed) > maxBytes) return out;
-              exactNext = claimed > 0n ? Number(claimed) : LENGTH_PREFIX_BYTES;
-            }
-            break;
-          }
-          return fail(out, seg, inSeg + p, r.detail);
-        }
-        const s = r.record;
-        rec = {
-          attrs: s.attrs,
-          timestamp: s.timestamp,
-          key: s.key,
-          value: s.value,
-          headers: s.headers,
-          producerId: s.producerId,
-          epoch: s.epoch,
-          size: s.size,
-          offset,
-          nextOffset: BigInt(base + p + s.size),
-        };
-      }
-      if (out.length > 0 && bytes + rec.size > maxBytes) return out;
-      out.push(rec);
-      offset = rec.nextOffset;
-      bytes += rec.size;
-      p += rec.size;
-    }
-    if (out.length > before) seg.recordBytesHint = Math.ceil(p / (out.length - before));
-    // Everything in [inSeg, inSeg + p) passed every check; contiguous with the mark, it extends it.
-    if (verified >= 0 && p > verified) seg.verifiedEnd = inSeg + p;
-    inSeg += p;
-    pos = seg.base + inSeg;
+    if (st.maxBytes - st.bytes <= 0 && st.out.length > 0) break;
+    pos = seg.base + inSeg + readChunk(seg, inSeg, st);
   }
-  return out;
+  return st.out;
+}
+
+/** One read call's progress across chunks. `done` ends the call with what `out` holds. */
+interface ReadState {
+  out: LogRecord[];
+  maxRecords: number;
+  maxBytes: number;
+  bytes: number;
+  /** The global offset of the next record. */
+  offset: bigint;
+  /** The exact size of the record the next chunk must hold whole (0: size it by the guess). */
+  exactNext: number;
+  done: boolean;
+}
+
+/**
+ * One `readSync` at segment position `inSeg` and the whole records in it, onto `st.out`; returns the bytes consumed.
+ * A record cut by the chunk's end is read whole by the next chunk. Throws CorruptDataError for bad bytes at the
+ * start of the call; after records were collected it ends the call instead.
+ */
+function readChunk(seg: Segment, inSeg: number, st: ReadState): number {
+  const budget = st.maxBytes - st.bytes;
+  const guess = Math.max(Math.min(budget, readGuess(seg, st.maxRecords - st.out.length)), LENGTH_PREFIX_BYTES);
+  const want = Math.min(seg.size - inSeg, st.exactNext > 0 ? st.exactNext : guess);
+  st.exactNext = 0;
+  const buf = Buffer.allocUnsafe(want);
+  const got = seg.read(buf, 0, want, inSeg);
+  const before = st.out.length;
+  const base = seg.base + inSeg;
+  const verified = seg.verifiedEnd - inSeg;
+  let p = 0;
+  while (p < got && st.out.length < st.maxRecords) {
+    const rec = readCommonRecord(buf, p, got, verified, st.offset, base) ?? slowRecord(seg, buf, p, got, inSeg, st);
+    if (rec === undefined) break;
+    if (st.out.length > 0 && st.bytes + rec.size > st.maxBytes) {
+      st.done = true;
+      break;
+    }
+    st.out.push(rec);
+    st.offset = rec.nextOffset;
+    st.bytes += rec.size;
+    p += rec.size;
+  }
+  if (st.out.length > before) seg.recordBytesHint = Math.ceil(p / (st.out.length - before));
+  // Everything in [inSeg, inSeg + p) passed every check; contiguous with the mark, it extends it.
+  if (verified >= 0 && p > verified) seg.verifiedEnd = inSeg + p;
+  if (p === 0 && st.exactNext === 0) st.done = true;
+  return p;
+}
+
+/**
+ * The record at `buf[p]` through `readRecord` (any record the fast path declined). Undefined ends the chunk: for a
+ * record cut by the chunk's end (with `st.exactNext` set when it starts the chunk), or for bad bytes after records
+ * were collected (with `st.done`).
+ */
+function slowRecord(
+  seg: Segment,
+  buf: Buffer,
+  p: number,
+  got: number,
+  inSeg: number,
+  st: ReadState,
+): LogRecord | undefined {
+  const r = readRecord(buf, p, got);
+  if (r.ok) {
+    const s = r.record;
+    return { ...s, offset: st.offset, nextOffset: BigInt(seg.base + inSeg + p + s.size) };
+  }
+  const more = inSeg + got < seg.size;
+  if ((r.problem === 'short-body' || r.problem === 'short-length-prefix') && more) {
+    if (p === 0) {
+      const claimed = got >= LENGTH_PREFIX_BYTES ? buf.readBigUInt64BE(0) + BigInt(LENGTH_PREFIX_BYTES) : 0n;
+      if (claimed > BigInt(seg.size - inSeg)) return fail(st, seg, inSeg, 'length runs past the end of the segment');
+      if (st.out.length > 0 && st.bytes + Number(claimed) > st.maxBytes) {
+        st.done = true;
+        return undefined;
+      }
+      st.exactNext = claimed > 0n ? Number(claimed) : LENGTH_PREFIX_BYTES;
+    }
+    return undefined;
+  }
+  return fail(st, seg, inSeg + p, r.detail);
 }
 
 /** Bytes to read for `records` more records: the segment's mean record size with 1/8 slack, so one read suffices. */
@@ -138,8 +171,9 @@ function readGuess(seg: Segment, records: number): number {
   return Math.max(MIN_READ_BYTES, records * (mean + (mean >>> 3)));
 }
 
-function fail(out: LogRecord[], seg: Segment, position: number, reason: string): LogRecord[] {
-  if (out.length > 0) return out;
+function fail(st: ReadState, seg: Segment, position: number, reason: string): undefined {
+  st.done = true;
+  if (st.out.length > 0) return undefined;
   throw new CorruptDataError(seg.logFile, position, reason);
 }
 
