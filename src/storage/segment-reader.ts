@@ -178,6 +178,28 @@ function fail(st: ReadState, seg: Segment, position: number, reason: string): un
 }
 
 /**
+ * The global offset of the first record with a timestamp ≥ `timestampMs`, or undefined when there is none. Picks the
+ * last segment whose first record is older than the target, then scans from its last index entry below it.
+ */
+export function offsetForTimestampIn(segments: readonly Segment[], timestampMs: bigint): number | undefined {
+  const target = Number(timestampMs);
+  let from = 0;
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const first = segments[i]!.index.firstTimestamp();
+    if (first !== undefined && first < target) {
+      from = i;
+      break;
+    }
+  }
+  for (let i = from; i < segments.length; i++) {
+    const seg = segments[i]!;
+    const hit = scanForTimestamp(seg, seg.index.scanStartFor(target), timestampMs);
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
+
+/**
  * The global offset of the first record at or after segment position `from` whose timestamp is ≥ `target`, or
  * undefined when the segment has none. Reads the segment in chunks; corrupt bytes end the scan.
  */

@@ -26,7 +26,7 @@ import { recordSize, writeRecord } from './record.js';
 import { type RecoveryReport, loadSegments, writeCheckpoint, writeCleanShutdownMarker } from './recovery.js';
 import { type RetentionResult, deleteExpiredSegments } from './retention.js';
 import { Segment } from './segment.js';
-import { readRecords, scanForTimestamp } from './segment-reader.js';
+import { offsetForTimestampIn, readRecords } from './segment-reader.js';
 import { DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE, checkMaxSegmentSize } from './topic-config.js';
 
 export interface SegmentedLogOptions {
@@ -283,21 +283,8 @@ export class SegmentedLog implements PartitionLog {
    * below the target. Like MoonMQ's lookup this assumes timestamps do not go backwards across segments.
    */
   offsetForTimestamp(timestampMs: bigint): { offset: bigint; found: boolean } {
-    const target = Number(timestampMs);
-    let from = 0;
-    for (let i = this.segments.length - 1; i >= 0; i--) {
-      const first = this.segments[i]!.index.firstTimestamp();
-      if (first !== undefined && first < target) {
-        from = i;
-        break;
-      }
-    }
-    for (let i = from; i < this.segments.length; i++) {
-      const seg = this.segments[i]!;
-      const hit = scanForTimestamp(seg, seg.index.scanStartFor(target), timestampMs);
-      if (hit !== undefined) return { offset: BigInt(hit), found: true };
-    }
-    return { offset: this.logEndOffset, found: false };
+    const hit = offsetForTimestampIn(this.segments, timestampMs);
+    return hit === undefined ? { offset: this.logEndOffset, found: false } : { offset: BigInt(hit), found: true };
   }
 
   /**
