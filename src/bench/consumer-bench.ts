@@ -75,6 +75,11 @@ export interface ConsumerBenchReport {
   exec: ConsumePhase | null;
   /** Median batch-consumer records/s ÷ median fetch records/s (target ≥ 0.9). */
   batchToFetchRatio: number;
+  /**
+   * The median of each run's batch-consumer ÷ fetch ratio: the two paths of one run ran back to back, so a burst of
+   * machine load that slows a whole run cancels out of its ratio. The figure to trust on a busy machine.
+   */
+  pairedRatio: number;
   /** Each run's records/s, in run order. */
   runs: { fetch: number[]; batchConsumer: number[]; exec: number[] };
 }
@@ -91,6 +96,12 @@ export const ConsumerBenchDefaults = {
 
 function median(phases: readonly ConsumePhase[]): ConsumePhase {
   return [...phases].sort((a, b) => a.recordsPerSec - b.recordsPerSec)[Math.floor(phases.length / 2)]!;
+}
+
+function medianOf(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -238,6 +249,7 @@ export async function runConsumerBench(options: ConsumerBenchOptions = {}): Prom
       batchConsumer,
       exec: execs.length > 0 ? median(execs) : null,
       batchToFetchRatio: batchConsumer.recordsPerSec / fetch.recordsPerSec,
+      pairedRatio: medianOf(batches.map((b, i) => b.recordsPerSec / fetches[i]!.recordsPerSec)),
       runs: {
         fetch: fetches.map((p) => p.recordsPerSec),
         batchConsumer: batches.map((p) => p.recordsPerSec),

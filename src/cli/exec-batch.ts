@@ -13,10 +13,10 @@
  * - Every other stdout line is copied to crater's stdout, in order, so `--exec 'jq -c .value'` is a pipeline stage.
  */
 import { spawn } from 'node:child_process';
-import { isUtf8 } from 'node:buffer';
 import { createInterface } from 'node:readline';
 import type { BatchItem, ItemResult, ProducerRecord } from '../client/index.js';
 import { UsageError } from '../errors.js';
+import { EnvelopeRenderer } from './exec-render.js';
 import { type EnvelopeEncoding, parseEnvelope } from './render/envelope.js';
 
 export interface ExecSpec {
@@ -40,26 +40,6 @@ export class ExecFailedError extends Error {
   ) {
     super(signal ? `command killed by ${signal}` : `command exited with code ${exitCode}`);
   }
-}
-
-function bytesJson(bytes: Buffer, encoding: EnvelopeEncoding): string {
-  if (encoding === 'hex') return `{"hex":"${bytes.toString('hex')}"}`;
-  if (encoding === 'auto' && isUtf8(bytes)) return `{"utf8":${JSON.stringify(bytes.toString('utf8'))}}`;
-  return `{"base64":"${bytes.toString('base64')}"}`;
-}
-
-function bigJson(n: bigint): string {
-  return Number.isSafeInteger(Number(n)) ? String(n) : `"${n}"`;
-}
-
-/** The envelope line of `consume --json` for one item, built directly (same fields, order and encodings). */
-export function envelopeLine(item: BatchItem<unknown>, encoding: EnvelopeEncoding, withHeaders: boolean): string {
-  const t = item.transport;
-  const key = t.key.length === 0 ? 'null' : bytesJson(t.key, encoding);
-  const headers = withHeaders
-    ? `[${t.headers.map((h) => `{"name":${JSON.stringify(h.name)},"value":${bytesJson(h.value, encoding)}}`).join(',')}]`
-    : 'null';
-  return `{"topic":${JSON.stringify(t.topic)},"partition":${t.partition},"offset":${bigJson(t.offset)},"timestamp":${bigJson(t.timestamp)},"key":${key},"value":${bytesJson(t.value, encoding)},"headers":${headers}}\n`;
 }
 
 const OUTCOMES = new Set(['ok', 'retry', 'dead-letter']);
@@ -95,29 +75,45 @@ function parseLine<T>(
   return true;
 }
 
-/** Writes the envelope lines in chunks, so CMD starts reading while the rest is built; honours backpressure. */
+/** Bytes rendered before a write; and bytes queued for the pipe beyond which rendering waits for CMD to read. */
+const CHUNK_BYTES = 256 * 1024;
+const QUEUED_BYTES = 1024 * 1024;
+
+type ChildStdin = NodeJS.WritableStream & { destroyed: boolean; writableLength: number };
+
+function drained(stdin: ChildStdin): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      stdin.off('drain', done);
+      stdin.off('close', done);
+      resolve();
+    };
+    stdin.on('drain', done);
+    stdin.on('close', done);
+  });
+}
+
+/**
+ * Renders the envelope lines (exec-render.ts) in chunks of about CHUNK_BYTES and writes each, so CMD starts reading
+ * while the rest is rendered. Waits for CMD only when more than QUEUED_BYTES are queued for the pipe, so rendering
+ * and CMD's reading overlap rather than taking turns at every write.
+ */
 async function feed(
-  stdin: NodeJS.WritableStream & { destroyed: boolean },
+  stdin: ChildStdin,
   items: readonly BatchItem<unknown>[],
   encoding: EnvelopeEncoding,
   withHeaders: boolean,
 ): Promise<void> {
-  const CHUNK = 512;
-  for (let i = 0; i < items.length && !stdin.destroyed; i += CHUNK) {
-    let text = '';
-    for (let j = i; j < Math.min(items.length, i + CHUNK); j++) text += envelopeLine(items[j]!, encoding, withHeaders);
-    if (!stdin.write(text) && !stdin.destroyed) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          stdin.off('drain', done);
-          stdin.off('close', done);
-          resolve();
-        };
-        stdin.on('drain', done);
-        stdin.on('close', done);
-      });
+  const renderer = new EnvelopeRenderer(encoding, withHeaders, CHUNK_BYTES);
+  for (let i = 0; i < items.length && !stdin.destroyed; i++) {
+    const record = items[i]!.transport;
+    if (renderer.full(record)) {
+      stdin.write(renderer.take());
+      if (stdin.writableLength > QUEUED_BYTES && !stdin.destroyed) await drained(stdin);
     }
+    renderer.add(record);
   }
+  if (renderer.size > 0 && !stdin.destroyed) stdin.write(renderer.take());
   stdin.end();
 }
 

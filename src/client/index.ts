@@ -66,7 +66,14 @@ export {
   type FetchResult,
 } from './moonmq/fetch-ops.js';
 export { Subscription, type SubscribeOptions } from './moonmq/subscription.js';
-export { Consumer, type ConsumerOptions, type PollOptions } from './consumer/consumer.js';
+export {
+  Consumer,
+  type ConsumerOptions,
+  type PollOptions,
+  type RebalanceEvent,
+  type RebalanceListener,
+  type TopicPartition,
+} from './consumer/consumer.js';
 export {
   ShareConsumer,
   type AcknowledgeOptions,

@@ -36,6 +36,8 @@ describe('crater bench consumer', () => {
     expect(report.runs.fetch).toHaveLength(2);
     expect(report.runs.batchConsumer).toHaveLength(2);
     expect(report.batchToFetchRatio).toBeGreaterThan(0);
+    const ratios = report.runs.batchConsumer.map((b: number, i: number) => b / report.runs.fetch[i]);
+    expect(report.pairedRatio).toBeCloseTo((ratios[0] + ratios[1]) / 2, 9);
   }, 120_000);
 
   it('--no-exec --csv: one row per path', async () => {

@@ -175,6 +175,59 @@ describe('consume --exec', () => {
     expect(await committedAll('g', 'mixed')).toBe(true);
   });
 
+  it('--workers 2: each partition stays on one worker, both work, every record once; --breaker lets a retry through', async () => {
+    await createTopic(server.address, 'fanout', 4);
+    const values = Array.from({ length: 40 }, (_, i) => `r-${i}`);
+    await produce('fanout', values);
+    const out = path.join(dir, 'workers.txt');
+    const cmd = script(
+      'workers',
+      `if (env.CRATER_RETRY_ATTEMPT === '0' && lines.some((r) => r.value.utf8 === 'r-7')) process.exit(3);
+      for (const r of lines) fs.appendFileSync(${JSON.stringify(out)}, env.CRATER_WORKER + ' ' + r.partition + ' ' + r.value.utf8 + '\\n');`,
+    );
+    const res = await crater([
+      'consume',
+      'fanout',
+      '--group',
+      'fan',
+      '--exec',
+      cmd,
+      '--workers',
+      '2',
+      '--batch-size',
+      '5',
+      '--batch-timeout',
+      '50ms',
+      '--retries',
+      '2',
+      '--backoff',
+      '10ms',
+      '--breaker',
+      '1/30s',
+      '--breaker-pause',
+      '100ms',
+      '--idle-timeout',
+      '1s',
+      '--json',
+    ]);
+    expect(res.code).toBe(0);
+    const rows = fs
+      .readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
+    expect(rows.map((r) => r[2]).sort()).toEqual([...values].sort());
+    const workerOf = new Map<string, string>();
+    for (const [worker, partition] of rows) {
+      expect(workerOf.get(partition!) ?? worker, `partition ${partition}`).toBe(worker);
+      workerOf.set(partition!, worker!);
+    }
+    expect(new Set(workerOf.values())).toEqual(new Set(['0', '1']));
+    const summary = JSON.parse(res.stdout.slice(res.stdout.lastIndexOf('{\n')));
+    expect(summary).toMatchObject({ records: 40, processed: 40, retries: 1, deadLettered: 0 });
+    expect(await committedAll('fan', 'fanout')).toBe(true);
+  });
+
   it('refuses a burst below the batch size, and flags that make no sense with --exec', async () => {
     await createTopic(server.address, 'refuse', 1);
     const burst = await crater([

@@ -34,7 +34,7 @@ export function consumerSummary(report: ConsumerBenchReport): string {
     ? `embedded ${b.serverName ?? 'crater'} broker (acks=${b.acks})`
     : `${b.serverName ?? 'unknown'} broker at ${b.address}`;
   const exec = p.execCommand === null ? '' : `; consume --exec '${p.execCommand}'`;
-  return `${formatCount(p.records)} records of ${p.valueSize} B, ${p.partitions} partitions, fetch ${formatCount(p.fetchSize)}, batch consumer maxSize ${formatCount(p.maxSize)} × ${p.workers} worker(s)${exec}, ${who}; median of ${p.repeat} alternating runs; batch consumer / fetch = ${report.batchToFetchRatio.toFixed(2)}`;
+  return `${formatCount(p.records)} records of ${p.valueSize} B, ${p.partitions} partitions, fetch ${formatCount(p.fetchSize)}, batch consumer maxSize ${formatCount(p.maxSize)} × ${p.workers} worker(s)${exec}, ${who}; median of ${p.repeat} alternating runs; batch consumer / fetch = ${report.batchToFetchRatio.toFixed(2)} (median of per-run ratios ${report.pairedRatio.toFixed(2)})`;
 }
 
 export function consumerCsv(report: ConsumerBenchReport): string {

@@ -7,16 +7,29 @@
  *
  * The first poll FETCHes every topic once, because a FETCH subscribes the connection to its topic and then reads
  * all topics subscribed so far; that first poll can therefore return more than its cap.
+ *
+ * A joined consumer follows its group's rebalances (rebalance.ts): it checks its share every rebalanceCheckMs and
+ * applies a change before its next poll, telling onRebalance what was revoked and assigned.
  */
 import { UsageError } from '../../errors.js';
 import type { FetchedRecord } from '../../protocol/messages/fetch.js';
 import type { NackAck } from '../../protocol/messages/nack.js';
 import type { IsolationLevel } from '../../protocol/opcodes.js';
-import { commit, describeTopic, nack } from '../moonmq/admin.js';
+import { BrokerError } from '../../errors.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { commit, describeGroup, describeTopic, nack } from '../moonmq/admin.js';
 import { fetchRecords } from '../moonmq/fetch-ops.js';
-import { GroupMembership, type GroupAssignment, type JoinGroupOptions } from '../moonmq/group-membership.js';
+import {
+  DEFAULT_GROUP_HEARTBEAT_MS,
+  GroupMembership,
+  type GroupAssignment,
+  type JoinGroupOptions,
+} from '../moonmq/group-membership.js';
 import type { IsolationName, Session } from '../moonmq/session.js';
 import { validateTopicName } from '../validate.js';
+import { assignmentDiff, type RebalanceEvent, type RebalanceListener } from './rebalance.js';
+
+export type { RebalanceEvent, RebalanceListener, TopicPartition } from './rebalance.js';
 
 export interface ConsumerOptions {
   group: string;
@@ -32,6 +45,10 @@ export interface ConsumerOptions {
   idleWaitMs?: number;
   /** How long a cached partition count is trusted (default 10 s). */
   metadataMaxAgeMs?: number;
+  /** Joined: called (and awaited) before the first poll after this member's share changed. */
+  onRebalance?: RebalanceListener;
+  /** Joined: how often the share is checked (DESCRIBE_GROUP), default 3 s; 0 checks only on checkAssignment(). */
+  rebalanceCheckMs?: number;
 }
 
 export interface PollOptions {
@@ -50,6 +67,10 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
   private closed = false;
   private readonly partitionCounts = new Map<string, { count: number; at: number }>();
   private wakeIdle: (() => void) | undefined;
+  private observedGeneration = 0;
+  private pending: GroupAssignment | undefined;
+  private checking: Promise<boolean> | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly session: Session,
@@ -69,6 +90,8 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
       if (options.join) {
         const joinOptions = options.join === true ? {} : options.join;
         consumer.membership = await GroupMembership.join(session.conn, options.group, consumer.topics, joinOptions);
+        consumer.observedGeneration = 1;
+        consumer.scheduleCheck();
       }
     } catch (error) {
       await consumer.close();
@@ -82,8 +105,23 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
     return this.membership?.assignment;
   }
 
+  /** Joined: how many assignments this consumer has observed (1 after the JOIN, one more per change). */
+  get generation(): number {
+    return this.observedGeneration;
+  }
+
+  /**
+   * Joined: compares this member's share in a DESCRIBE_GROUP with the one held (joining again when the broker no
+   * longer knows the member); true when a change is waiting for the next poll.
+   */
+  checkAssignment(): Promise<boolean> {
+    this.checking ??= this.describeShare().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
   async poll(options: PollOptions = {}): Promise<FetchedRecord[]> {
     if (this.closed) throw new UsageError('poll on a closed consumer');
+    await this.applyRebalance();
     const maxRecords = await this.maxRecordsFor(options);
     const fetchOptions = {
       maxRecords,
@@ -134,6 +172,7 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.checkTimer);
     this.wakeIdle?.();
     this.onClosed?.(this);
     if (this.membership && !this.session.conn.closed) {
@@ -145,6 +184,59 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  private scheduleCheck(): void {
+    const every = this.options.rebalanceCheckMs ?? DEFAULT_GROUP_HEARTBEAT_MS;
+    if (every <= 0 || this.closed) return;
+    this.checkTimer = setTimeout(() => {
+      void this.checkAssignment()
+        .catch(() => false)
+        .then((changed) => {
+          if (changed) this.wakeIdle?.();
+          this.scheduleCheck();
+        });
+    }, every);
+  }
+
+  private async describeShare(): Promise<boolean> {
+    const membership = this.membership;
+    if (!membership || this.closed) return false;
+    const held = this.pending ?? membership.assignment;
+    const description = await describeGroup(this.session.conn, this.group).catch((error: unknown) => {
+      if (error instanceof BrokerError && error.errorCode === ErrorCode.GROUP_MISSING) return undefined;
+      throw error;
+    });
+    const mine = description?.members.find((m) => m.memberId === membership.memberId);
+    let now: GroupAssignment;
+    if (mine) now = { memberId: mine.memberId, topics: mine.topics };
+    else {
+      // Evicted (or the group was deleted): join again under the same id; the JOIN's reply is the new share.
+      const joinOptions = this.options.join === true || !this.options.join ? {} : this.options.join;
+      membership.stop();
+      this.membership = await GroupMembership.join(this.session.conn, this.group, this.topics, {
+        ...joinOptions,
+        memberId: membership.memberId,
+      });
+      now = this.membership.assignment;
+      this.membership.assignment = held;
+    }
+    const { revoked, assigned } = assignmentDiff(held.topics, now.topics);
+    if (revoked.length === 0 && assigned.length === 0) return this.pending !== undefined;
+    this.pending = now;
+    return true;
+  }
+
+  /** Adopts a share checkAssignment() found and tells the listener, before the next FETCH. */
+  private async applyRebalance(): Promise<void> {
+    const next = this.pending;
+    if (!next || !this.membership) return;
+    this.pending = undefined;
+    const { revoked, assigned } = assignmentDiff(this.membership.assignment.topics, next.topics);
+    this.membership.assignment = next;
+    this.observedGeneration++;
+    const event: RebalanceEvent = { generation: this.observedGeneration, assignment: next, revoked, assigned };
+    await this.options.onRebalance?.(event);
   }
 
   private idle(): Promise<void> {
@@ -175,8 +267,8 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
   }
 
   private async partitionsRead(): Promise<number> {
-    // The assignment is the one JOIN_GROUP returned; a rebalance since may have moved partitions, so an empty
-    // assignment still polls (for one record) rather than never fetching again.
+    // The share last applied; a rebalance not observed yet may have moved partitions, so an empty share still
+    // polls (for one record) rather than never fetching again.
     if (this.membership) return Math.max(1, this.membership.partitionCount);
     const maxAge = this.options.metadataMaxAgeMs ?? 10_000;
     let total = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { envelopeLine } from '../../../src/cli/exec-batch.js';
 import { parseBackoff, parseBreaker, parseFilter, parseRate } from '../../../src/cli/exec-consume.js';
-import { toEnvelope } from '../../../src/cli/render/envelope.js';
+import { EnvelopeRenderer } from '../../../src/cli/exec-render.js';
+import { type EnvelopeEncoding, envelopeEncodings, toEnvelope } from '../../../src/cli/render/envelope.js';
 import { stringifyJson } from '../../../src/cli/render/json.js';
 import type { BatchItem } from '../../../src/client/index.js';
 
@@ -9,7 +9,7 @@ function item(
   key: Buffer,
   value: Buffer,
   offset: bigint,
-  headers = [{ name: 'h"1', value: Buffer.from([0xff, 0x00]) }],
+  headers: Array<{ name: string; value: Buffer }> = [{ name: 'h"1', value: Buffer.from([0xff, 0x00]) }],
 ): BatchItem<Buffer> {
   return {
     message: value,
@@ -26,18 +26,71 @@ function item(
   };
 }
 
+function rendered(
+  items: readonly BatchItem<Buffer>[],
+  encoding: EnvelopeEncoding,
+  withHeaders: boolean,
+  chunk: number,
+) {
+  const r = new EnvelopeRenderer(encoding, withHeaders, chunk);
+  const parts: Buffer[] = [];
+  for (const i of items) {
+    if (r.full(i.transport)) parts.push(r.take());
+    r.add(i.transport);
+  }
+  parts.push(r.take());
+  return Buffer.concat(parts).toString('utf8');
+}
+
+const expected = (items: readonly BatchItem<Buffer>[], encoding: EnvelopeEncoding, withHeaders: boolean) =>
+  items
+    .map(
+      (i) =>
+        `${stringifyJson(toEnvelope({ ...i.transport, headers: withHeaders ? i.transport.headers : undefined }, encoding))}\n`,
+    )
+    .join('');
+
 describe('exec stdin lines', () => {
-  it('are exactly the consume --json envelope, for every encoding, odd bytes and a 64-bit offset', () => {
+  it('are exactly the consume --json envelope, for every encoding, odd bytes and 64-bit offsets', () => {
+    const controls = Buffer.from(Array.from({ length: 0x20 }, (_, b) => b));
     const cases = [
-      item(Buffer.from('k1'), Buffer.from('line\nbreak "quoted" ✓'), 42n),
+      item(Buffer.from('k1'), Buffer.from('line\nbreak "quoted" \\ back ✓ 𝄞 \u2028'), 42n),
       item(Buffer.alloc(0), Buffer.from([0xc3, 0x28]), 2n ** 60n),
       item(Buffer.from([0, 1, 2]), Buffer.alloc(0), 0n, []),
+      item(controls, Buffer.from([0x7f, 0x22, 0x5c]), BigInt(Number.MAX_SAFE_INTEGER)),
+      item(Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xff]), BigInt(Number.MAX_SAFE_INTEGER) + 1n),
+      item(Buffer.from('ab'), Buffer.from('abcd'), 9n, [{ name: 'ünï "x"\n', value: Buffer.from('v') }]),
     ];
-    for (const encoding of ['auto', 'base64', 'hex'] as const) {
-      for (const c of cases) {
-        expect(envelopeLine(c, encoding, true)).toBe(`${stringifyJson(toEnvelope(c.transport, encoding))}\n`);
-        expect(JSON.parse(envelopeLine(c, encoding, false)).headers).toBeNull();
+    cases.push({ ...cases[0]!, transport: { ...cases[0]!.transport, timestamp: -1n, topic: 'other.topic' } });
+    for (const encoding of envelopeEncodings) {
+      for (const withHeaders of [true, false]) {
+        expect(rendered(cases, encoding, withHeaders, 64 * 1024)).toBe(expected(cases, encoding, withHeaders));
       }
+    }
+  });
+
+  it('are the envelope for random records, whatever the chunk size', () => {
+    let seed = 7;
+    const rand = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const bytes = (n: number, text: boolean): Buffer =>
+      text
+        ? Buffer.from(
+            Array.from({ length: n }, () => String.fromCodePoint([rand(128), 0xe9, 0x2713, 0x1f600][rand(4)]!)).join(
+              '',
+            ),
+          )
+        : Buffer.from(Array.from({ length: n }, () => rand(256)));
+    const items = Array.from({ length: 300 }, () =>
+      item(
+        bytes(rand(20), rand(2) === 0),
+        bytes(rand(300), rand(2) === 0),
+        BigInt(rand(2 ** 30)) * BigInt(1 + rand(2 ** 30)),
+        Array.from({ length: rand(3) }, () => ({ name: `h${rand(100)}`, value: bytes(rand(10), rand(2) === 0) })),
+      ),
+    ).map((x, i) => ({ ...x, transport: { ...x.transport, partition: i % 7 } }));
+    for (const encoding of envelopeEncodings) {
+      for (const chunk of [64, 1000, 256 * 1024])
+        expect(rendered(items, encoding, true, chunk)).toBe(expected(items, encoding, true));
     }
   });
 });

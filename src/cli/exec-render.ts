@@ -1,0 +1,228 @@
+/**
+ * `consume --exec`'s stdin: the batch's envelope lines (render/envelope.ts, exactly what `consume --json` prints)
+ * rendered straight into buffers. The profile of the exec path showed building each line as a string, joining
+ * them and encoding the join to UTF-8 as the largest cost of the parent after the fetch itself, and its garbage
+ * made the scavenger copy the batch's live records over and over; this writes the same bytes with no string per
+ * record, so only header names (rare) allocate.
+ *
+ * Byte fields follow encodeBytes: hex or base64 when asked; under 'auto', utf8 when the bytes are valid UTF-8
+ * (which is exactly when they decode and re-encode to themselves), escaped as JSON.stringify escapes a string:
+ * `"` and `\` backslashed, \b \t \n \f \r short, other controls as \u00xx; base64 otherwise. Offsets and
+ * timestamps are numbers while safe integers and decimal strings beyond (json.ts's bigint rule).
+ */
+import { isUtf8 } from 'node:buffer';
+import type { EnvelopeEncoding, EnvelopeSource } from './render/envelope.js';
+
+const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
+const B64 = ascii('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
+const HEX = ascii('0123456789abcdef');
+const OFFSET = ascii(',"offset":');
+const TIMESTAMP = ascii(',"timestamp":');
+const KEY = ascii(',"key":');
+const VALUE = ascii(',"value":');
+const HEADERS = ascii(',"headers":');
+const NULL = ascii('null');
+const END = ascii('}\n');
+const UTF8_OPEN = ascii('{"utf8":"');
+const BASE64_OPEN = ascii('{"base64":"');
+const HEX_OPEN = ascii('{"hex":"');
+const FIELD_CLOSE = ascii('"}');
+const NAME_OPEN = ascii('{"name":');
+const HEADER_VALUE = ascii(',"value":');
+const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x6e, 0x0c: 0x66, 0x0d: 0x72 };
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/** Bytes a byte field can take at most: `\u00xx` for every byte, plus the braces and the encoding's name. */
+const fieldBound = (bytes: Buffer): number => 16 + 6 * bytes.length;
+
+export class EnvelopeRenderer {
+  private buf: Buffer;
+  private pos = 0;
+  private lastTopic: string | undefined;
+  private topicPrefix = Buffer.alloc(0);
+
+  constructor(
+    private readonly encoding: EnvelopeEncoding,
+    private readonly withHeaders: boolean,
+    private readonly chunkBytes: number,
+  ) {
+    this.buf = Buffer.allocUnsafe(chunkBytes);
+  }
+
+  /** Bytes rendered and not taken yet. */
+  get size(): number {
+    return this.pos;
+  }
+
+  /** True when `record`'s line may not fit behind what is rendered: take() first. */
+  full(record: EnvelopeSource): boolean {
+    return this.pos > 0 && this.pos + this.bound(record) > this.buf.length;
+  }
+
+  /** Hands out the rendered bytes and starts a fresh buffer. */
+  take(): Buffer {
+    const out = this.buf.subarray(0, this.pos);
+    this.buf = Buffer.allocUnsafe(this.chunkBytes);
+    this.pos = 0;
+    return out;
+  }
+
+  /** Appends `record`'s envelope line (with its newline). */
+  add(r: EnvelopeSource): void {
+    const need = this.bound(r);
+    if (this.pos + need > this.buf.length) this.grow(need);
+    if (r.topic !== this.lastTopic) {
+      this.lastTopic = r.topic;
+      this.topicPrefix = Buffer.from(`{"topic":${JSON.stringify(r.topic)},"partition":`, 'utf8');
+    }
+    this.put(this.topicPrefix);
+    this.int(r.partition);
+    this.put(OFFSET);
+    this.big(r.offset);
+    this.put(TIMESTAMP);
+    this.big(r.timestamp);
+    this.put(KEY);
+    if (r.key.length === 0) this.put(NULL);
+    else this.field(r.key);
+    this.put(VALUE);
+    this.field(r.value);
+    this.put(HEADERS);
+    if (!this.withHeaders || r.headers === undefined) this.put(NULL);
+    else this.headers(r.headers);
+    this.put(END);
+  }
+
+  private bound(r: EnvelopeSource): number {
+    let n = this.topicPrefix.length + 6 * r.topic.length + 160 + fieldBound(r.key) + fieldBound(r.value);
+    if (this.withHeaders && r.headers) for (const h of r.headers) n += 32 + 6 * h.name.length + fieldBound(h.value);
+    return n;
+  }
+
+  private grow(need: number): void {
+    const next = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.pos + need));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  private put(bytes: Uint8Array): void {
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < bytes.length; i++) buf[p++] = bytes[i]!;
+    this.pos = p;
+  }
+
+  /** A safe integer, in decimal. */
+  private int(v: number): void {
+    const buf = this.buf;
+    if (v < 0) {
+      buf[this.pos++] = 0x2d;
+      v = -v;
+    }
+    let digits = 1;
+    while (digits < POW10.length && v >= POW10[digits]!) digits++;
+    let p = this.pos + digits;
+    this.pos = p;
+    while (v >= 0x7fffffff) {
+      const q = Math.floor(v / 10);
+      buf[--p] = 0x30 + (v - q * 10);
+      v = q;
+    }
+    let small = v | 0;
+    do {
+      const q = (small / 10) | 0;
+      buf[--p] = 0x30 + (small - q * 10);
+      small = q;
+    } while (small > 0);
+  }
+
+  private big(v: bigint): void {
+    if (v <= MAX_SAFE && v >= -MAX_SAFE) this.int(Number(v));
+    else this.pos += this.buf.write(`"${v}"`, this.pos, 'latin1');
+  }
+
+  private field(bytes: Buffer): void {
+    if (this.encoding === 'hex') {
+      this.put(HEX_OPEN);
+      this.hex(bytes);
+    } else if (this.encoding === 'auto' && isUtf8(bytes)) {
+      this.put(UTF8_OPEN);
+      this.jsonText(bytes);
+    } else {
+      this.put(BASE64_OPEN);
+      this.base64(bytes);
+    }
+    this.put(FIELD_CLOSE);
+  }
+
+  private headers(headers: NonNullable<EnvelopeSource['headers']>): void {
+    this.buf[this.pos++] = 0x5b;
+    for (let i = 0; i < headers.length; i++) {
+      const h = headers[i]!;
+      if (i > 0) this.buf[this.pos++] = 0x2c;
+      this.put(NAME_OPEN);
+      this.pos += this.buf.write(JSON.stringify(h.name), this.pos, 'utf8');
+      this.put(HEADER_VALUE);
+      this.field(h.value);
+      this.buf[this.pos++] = 0x7d;
+    }
+    this.buf[this.pos++] = 0x5d;
+  }
+
+  /** Valid UTF-8 bytes as the inside of a JSON string (what JSON.stringify writes for their text). */
+  private jsonText(bytes: Buffer): void {
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i]!;
+      if (b >= 0x20 && b !== 0x22 && b !== 0x5c) {
+        buf[p++] = b;
+        continue;
+      }
+      buf[p++] = 0x5c;
+      const short = SHORT_ESCAPES[b];
+      if (b === 0x22 || b === 0x5c) buf[p++] = b;
+      else if (short !== undefined) buf[p++] = short;
+      else {
+        buf[p++] = 0x75;
+        buf[p++] = 0x30;
+        buf[p++] = 0x30;
+        buf[p++] = HEX[b >> 4]!;
+        buf[p++] = HEX[b & 15]!;
+      }
+    }
+    this.pos = p;
+  }
+
+  private hex(bytes: Buffer): void {
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < bytes.length; i++) {
+      buf[p++] = HEX[bytes[i]! >> 4]!;
+      buf[p++] = HEX[bytes[i]! & 15]!;
+    }
+    this.pos = p;
+  }
+
+  private base64(bytes: Buffer): void {
+    const buf = this.buf;
+    let p = this.pos;
+    const n = bytes.length;
+    let i = 0;
+    for (; i + 2 < n; i += 3) {
+      const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+      buf[p++] = B64[v >> 18]!;
+      buf[p++] = B64[(v >> 12) & 63]!;
+      buf[p++] = B64[(v >> 6) & 63]!;
+      buf[p++] = B64[v & 63]!;
+    }
+    if (i < n) {
+      const v = (bytes[i]! << 16) | (i + 1 < n ? bytes[i + 1]! << 8 : 0);
+      buf[p++] = B64[v >> 18]!;
+      buf[p++] = B64[(v >> 12) & 63]!;
+      buf[p++] = i + 1 < n ? B64[(v >> 6) & 63]! : 0x3d;
+      buf[p++] = 0x3d;
+    }
+    this.pos = p;
+  }
+}
