@@ -42,8 +42,9 @@ export default defineConfig({
       reporter: ['text-summary', 'json-summary', 'html'],
       reportsDirectory: 'coverage',
       reportOnFailure: true,
-      // Below what the full suite reaches without the Kafka suite (see the README's contributing section).
-      thresholds: { lines: 80 },
+      // What the full suite reaches without the Kafka suite, rounded down: 90.59% of lines at the commit that set it
+      // (see the README's contributing section).
+      thresholds: { lines: 90 },
     },
     projects: [
       { extends: true, test: { name: 'crater', include: ['test/**/*.test.ts'], exclude: ['test/kafka/**'] } },

@@ -1,0 +1,135 @@
+/**
+ * The loops behind `crater consume` (cli/consuming.ts) against a real broker: --max-records hands back what the
+ * FETCH returned past the count, -e stops at the start-time end, a closed output hands back what may sit in the
+ * pipe (at-least-once: the next reader misses nothing), -p drops other partitions, and idle/abort/count stop both
+ * pull and push mode with the cause they report.
+ */
+import { describe, expect, it } from 'vitest';
+import { type ConsumeLoopOptions, consumePull, consumePush } from '../../src/cli/consuming.js';
+import type { Client } from '../../src/client/client.js';
+import type { FetchedRecord } from '../../src/client/index.js';
+import { useTempBroker } from '../helpers/temp-broker.js';
+
+const env = useTempBroker();
+
+const base = (over: Partial<ConsumeLoopOptions> = {}): ConsumeLoopOptions => ({
+  topics: ['t'],
+  group: 'g',
+  exitAtEnd: false,
+  timeoutMs: 5_000,
+  ...over,
+});
+
+function collector(limit = Infinity) {
+  const seen: string[] = [];
+  const emit = (r: FetchedRecord): Promise<number | undefined> => {
+    if (seen.length >= limit) return Promise.resolve(undefined);
+    seen.push(`${r.partition}:${r.value.toString()}`);
+    return Promise.resolve(r.value.length + 1);
+  };
+  return { seen, emit };
+}
+
+async function seeded(perPartition: number, partitions = 1): Promise<Client> {
+  await env.start();
+  const client = await env.client();
+  await client.createTopic('t', partitions);
+  for (let p = 1; p <= partitions && perPartition > 0; p++)
+    await client.produceBatch(
+      't',
+      Array.from({ length: perPartition }, (_, i) => ({ value: `r${i}` })),
+      { partition: p },
+    );
+  return client;
+}
+
+const never = new AbortController().signal;
+
+describe('consumePull', () => {
+  it('--max-records stops at the count and hands back the rest of the FETCH; -e reads to the end', async () => {
+    await seeded(5);
+    const first = collector();
+    expect(await consumePull(await env.client(), base({ maxRecords: 2 }), first.emit, never)).toEqual({
+      count: 2,
+      cause: 'count',
+    });
+    expect(first.seen).toEqual(['1:r0', '1:r1']);
+    const rest = collector();
+    expect(await consumePull(await env.client(), base({ exitAtEnd: true }), rest.emit, never)).toEqual({
+      count: 3,
+      cause: 'end',
+    });
+    expect(rest.seen).toEqual(['1:r2', '1:r3', '1:r4']);
+    // At the end already: -e returns at once with nothing.
+    expect(await consumePull(await env.client(), base({ exitAtEnd: true }), collector().emit, never)).toEqual({
+      count: 0,
+      cause: 'end',
+    });
+  });
+
+  it('a closed output hands back everything that may sit in the pipe: the next reader misses nothing', async () => {
+    await seeded(5);
+    const gone = collector(2);
+    const first = await env.client();
+    expect(await consumePull(first, base(), gone.emit, never)).toEqual({ count: 2, cause: 'output-closed' });
+    // COMMIT leaves the group's in-memory cursor alone (as on MoonMQ): the hand-back counts once the reader's
+    // connection has closed, which is what the CLI's exit does.
+    await first.close();
+    const next = collector();
+    await consumePull(await env.client(), base({ exitAtEnd: true }), next.emit, never);
+    // The two written records ended well within the pipe window, so they are read again with the rest.
+    expect(next.seen).toEqual(['1:r0', '1:r1', '1:r2', '1:r3', '1:r4']);
+  });
+
+  it('-p prints only the chosen partitions, and -e ignores the others', async () => {
+    await seeded(2, 2);
+    const c = collector();
+    expect(
+      await consumePull(await env.client(), base({ group: 'once', partitions: [2], exitAtEnd: true }), c.emit, never),
+    ).toEqual({ count: 2, cause: 'end' });
+    expect(c.seen).toEqual(['2:r0', '2:r1']);
+  });
+
+  it('stops when idle, and on abort with the cause the abort names', async () => {
+    await seeded(0);
+    expect(await consumePull(await env.client(), base({ idleTimeoutMs: 150 }), collector().emit, never)).toEqual({
+      count: 0,
+      cause: 'idle',
+    });
+    const closed = new AbortController();
+    closed.abort('stdout-closed');
+    expect(await consumePull(await env.client(), base(), collector().emit, closed.signal)).toEqual({
+      count: 0,
+      cause: 'output-closed',
+    });
+    const interrupted = new AbortController();
+    const run = consumePull(await env.client(), base(), collector().emit, interrupted.signal);
+    interrupted.abort();
+    expect(await run).toEqual({ count: 0, cause: 'interrupted' });
+  });
+});
+
+describe('consumePush', () => {
+  it('stops at the count, when idle, when the output closes and on abort', async () => {
+    await seeded(4);
+    const c = collector();
+    expect(await consumePush(await env.client(), base({ maxRecords: 3 }), c.emit, never)).toEqual({
+      count: 3,
+      cause: 'count',
+    });
+    expect(c.seen).toEqual(['1:r0', '1:r1', '1:r2']);
+    expect(await consumePush(await env.client(), base({ group: 'h' }), collector(1).emit, never)).toEqual({
+      count: 1,
+      cause: 'output-closed',
+    });
+    expect(
+      await consumePush(await env.client(), base({ group: 'i', idleTimeoutMs: 300 }), collector().emit, never),
+    ).toEqual({ count: 4, cause: 'idle' });
+    const abort = new AbortController();
+    abort.abort();
+    expect(await consumePush(await env.client(), base({ group: 'j' }), collector().emit, abort.signal)).toEqual({
+      count: 0,
+      cause: 'interrupted',
+    });
+  });
+});
