@@ -22,6 +22,7 @@ import type { CodecId, CodecName } from '../protocol/opcodes.js';
 import type { BatchConsumer } from './consumer/batch/batch-consumer.js';
 import type { BatchConsumerOptions } from './consumer/batch/types.js';
 import type { AccumulatorOptions } from './producer/accumulator-options.js';
+import type { Producer, ProducerOptions } from './producer/producer.js';
 import type { ProducerMetrics } from './producer/producer-metrics.js';
 import type { BatchResult, ProduceAck, ProducerRecord } from './producer/sink.js';
 
@@ -199,6 +200,11 @@ export interface Backend extends AsyncDisposable {
     options?: BackendProduceOptions,
   ): Promise<BatchResult>;
   producer(options?: BackendProducerOptions): BackendProducer;
+  /**
+   * The producer accumulator (seed 001) over this backend: MoonMQ's `producer()` itself; on Kafka a plain producer
+   * whose batches, one per topic-partition, the accumulator builds (kafka/kafka-sink.ts).
+   */
+  accumulator(options?: ProducerOptions): Producer;
 
   /** Records for `group`, which is then committed past them (the next fetch continues after them). */
   fetch(topic: string, group: string, options?: BackendFetchOptions): Promise<BackendFetchResult>;

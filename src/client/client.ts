@@ -156,6 +156,11 @@ export class Client implements Backend {
     return new Producer(sink, options);
   }
 
+  /** The accumulator: on MoonMQ's protocol every producer() is one. */
+  accumulator(options: ProducerOptions = {}): Producer {
+    return this.producer(options);
+  }
+
   // Consuming
 
   /** One FETCH on this client's connection (which becomes a pull connection bound to `group`). */

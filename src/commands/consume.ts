@@ -55,9 +55,9 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
     }),
     partition: Flags.integer({
       char: 'p',
-      description: 'Only this partition (1-based; repeatable); reads outside any group.',
+      description: 'Only this partition (from 1 on MoonMQ, from 0 on Kafka; repeatable); reads outside any group.',
       multiple: true,
-      min: 1,
+      min: 0,
     }),
     'max-records': Flags.integer({
       char: 'n',
@@ -94,7 +94,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
     const { argv, flags } = await this.parse(Consume);
     if (flags.exec !== undefined) {
       const { consumeExec } = await import('../cli/exec-command.js');
-      const { openMoonmqClient } = await import('../cli/connect.js');
+      const { openClient } = await import('../cli/connect.js');
       const stdout = this.lines();
       const context = {
         signal: this.signal,
@@ -102,13 +102,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
         diag: (t: string) => this.diag(t),
         out: (t: string) => stdout.writeLine(t),
       };
-      const summary = await consumeExec(
-        (argv as string[])[0]!,
-        flags,
-        () => openMoonmqClient(flags, 'consume --exec (the batch consumer)'),
-        context,
-        DEFAULT_GROUP,
-      );
+      const summary = await consumeExec((argv as string[])[0]!, flags, () => openClient(flags), context, DEFAULT_GROUP);
       if (this.jsonEnabled()) this.logJson(summary);
       return undefined;
     }

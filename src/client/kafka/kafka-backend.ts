@@ -39,6 +39,8 @@ import * as admin from './kafka-admin.js';
 import { PartitionChooser, RETRY, plainSender, sendRecords } from './kafka-produce.js';
 import { KafkaConsumer, KafkaGroupFetcher } from './kafka-consumer.js';
 import { KafkaProducer } from './kafka-producer.js';
+import { KafkaSink } from './kafka-sink.js';
+import { Producer as Accumulator, type ProducerOptions } from '../producer/producer.js';
 import { KafkaSubscription } from './kafka-subscription.js';
 
 export const KAFKA_BACKEND = 'kafka';
@@ -166,6 +168,17 @@ export class KafkaBackend implements Backend {
   /** Idempotent by default on Kafka (`idempotent: false` for a plain one); producerName is the transactional.id. */
   producer(options: BackendProducerOptions = {}): KafkaProducer {
     const producer = new KafkaProducer(this.context, options);
+    this.#children.add(producer);
+    return producer;
+  }
+
+  /** The accumulator over a plain acks=all producer (kafka-sink.ts); idempotence and transactions: producer(). */
+  accumulator(options: ProducerOptions = {}): Accumulator {
+    if (options.idempotent === true || options.producerName !== undefined)
+      throw new UsageError(
+        "the accumulator on Kafka is not idempotent: use producer() for Kafka's idempotent and transactional producer",
+      );
+    const producer = new Accumulator(new KafkaSink(this.context, options.partition), options);
     this.#children.add(producer);
     return producer;
   }
