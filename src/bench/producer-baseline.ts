@@ -3,7 +3,7 @@
  * connection sends ready-made PRODUCE_BATCHes of `batchSize` records, `inFlight` at a time, until the deadline.
  * The accumulator is measured against it in the same run, on the same broker.
  */
-import type { Client } from '../client/client.js';
+import type { Backend as Client } from '../client/backend.js';
 import type { ProducerRecord } from '../client/producer/sink.js';
 import { perSecond } from './stats.js';
 

@@ -9,7 +9,7 @@
  * Returns a report; never prints.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Client } from '../client/client.js';
+import type { Backend as Client } from '../client/backend.js';
 import type { ProducerMetrics } from '../client/producer/producer-metrics.js';
 import { RECORD_OVERHEAD_BYTES } from '../client/producer/accumulator.js';
 import { batchOverhead } from '../client/moonmq/split-batch.js';
@@ -222,7 +222,7 @@ export async function runProducerBench(
 async function withClients<T>(target: BenchTarget, n: number, fn: (clients: Client[]) => Promise<T>): Promise<T> {
   const clients: Client[] = [];
   try {
-    for (let i = 0; i < n; i++) clients.push(await target.connectMoonmq('bench producer'));
+    for (let i = 0; i < n; i++) clients.push(await target.connect());
     return await fn(clients);
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));
@@ -262,7 +262,7 @@ async function measurePoint(
     const topic = benchTopicName('bench-prod');
     await clients[0]!.createTopic(topic, r.partitions);
     const producers = clients.map((c) =>
-      c.producer({
+      c.accumulator({
         lingerMs: spec.lingerMs,
         batchBytes: spec.batchBytes,
         bufferBytes: r.bufferBytes,

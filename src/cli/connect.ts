@@ -37,10 +37,15 @@ export async function openClient(flags: ConnectionFlagValues, extra: Partial<Con
   } catch (error) {
     throw withRefusedHint(error, formatHostPort(flags.broker));
   }
-  if (backend.kind === 'kafka')
+  if (backend.kind === 'kafka' && !announced) {
+    // Once per process: a command that opens side connections (a reset, a --from) says it once.
+    announced = true;
     process.stderr.write(`backend: kafka ${backend.address} (partitions from 0, offsets are record counts)\n`);
+  }
   return backend;
 }
+
+let announced = false;
 
 /** openClient with further client options (a larger request frame for produce). */
 export function openClientWith(flags: ConnectionFlagValues, extra: Partial<ConnectOptions> = {}): Promise<Backend> {

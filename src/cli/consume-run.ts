@@ -17,7 +17,7 @@ import { moonmqOnly, openClient, writeBytes, type ConnectionFlagValues } from '.
 import { type ConsumeOutcome, type Emit, consumePull, consumePush } from './consuming.js';
 import { withTopicHint } from './error-report.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
-import { type Position, commitTargets, parsePosition, resolveTargets } from './positions.js';
+import { type Position, checkPartitions, commitTargets, parsePosition, resolveTargets } from './positions.js';
 import { type EnvelopeEncoding, toEnvelope } from './render/envelope.js';
 import { DEFAULT_FORMAT, compileFormat } from './render/format-template.js';
 import { stringifyJson } from './render/json.js';
@@ -109,8 +109,12 @@ async function prepare(
   flags: ConsumeFlags,
   choice: GroupChoice,
 ): Promise<void> {
-  for (const topic of topics)
-    await client.describeTopic(topic).catch((e: unknown) => Promise.reject(withTopicHint(e, topic)));
+  for (const topic of topics) {
+    const { partitionCount } = await client
+      .describeTopic(topic)
+      .catch((e: unknown) => Promise.reject(withTopicHint(e, topic)));
+    checkPartitions(client, topic, partitionCount, flags.partition);
+  }
   const open = (): Promise<Client> => openClient(flags);
   const position = choice.position;
   if (position !== undefined) {

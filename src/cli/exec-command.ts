@@ -103,7 +103,7 @@ export interface ExecCommandContext {
 export async function consumeExec(
   topic: string,
   flags: ExecCommandFlags & Record<string, unknown>,
-  connect: () => Promise<import('../client/index.js').Client>,
+  connect: () => Promise<import('../client/backend.js').Backend>,
   ctx: ExecCommandContext,
   defaultGroup: string,
 ) {

@@ -3,7 +3,8 @@
  * stopped by SIGINT (the running batch finishes and is committed; exit 130) or by --idle-timeout. Flag parsers for
  * the policy flags live here too, so the command only maps flags to options.
  */
-import type { Backoff, BatchItem, Client, ProducerRecord } from '../client/index.js';
+import type { Backend as Client } from '../client/backend.js';
+import type { Backoff, BatchItem, ProducerRecord } from '../client/index.js';
 import { UsageError } from '../errors.js';
 import { execBatch, type ExecSpec } from './exec-batch.js';
 import { parseTimeoutMs } from './flags.js';
@@ -130,7 +131,7 @@ export async function runExecConsume(
   const started = performance.now();
   let produced = 0;
   let stoppedBy: ExecSummary['stoppedBy'] = 'idle';
-  const withHeaders = client.isCrater;
+  const withHeaders = client.supportsHeaders;
   const bc = client.batchConsumer({
     group: o.group,
     topics: o.topics,

@@ -8,9 +8,11 @@
  *   -N                     the last N records of each partition
  *   @TIMESTAMP_MS          the first record whose broker timestamp is ≥ TIMESTAMP_MS (LIST_OFFSETS timestamp mode)
  *
- * A position becomes one target offset per partition, and the targets are committed for the group. The protocol
- * has no "seek": COMMIT stores any offset, but only on a connection that has fetched as the group, so a side
- * connection FETCHes one record (whatever it gets is dropped, the commits overwrite it) and then commits.
+ * A position becomes one target offset per partition, and the targets are committed for the group. MoonMQ's
+ * protocol has no "seek": COMMIT stores any offset, but only on a connection that has fetched as the group, so a
+ * side connection FETCHes one record (whatever it gets is dropped, the commits overwrite it) and then commits. On
+ * Kafka the offsets are stored through the admin client (Backend.storeGroupOffsets), which Kafka accepts only while
+ * the group has no live member.
  */
 import { randomUUID } from 'node:crypto';
 import type { Backend as Client } from '../client/backend.js';
@@ -48,6 +50,22 @@ function chosen(partitions: readonly number[] | undefined, partition: number): b
   return partitions === undefined || partitions.includes(partition);
 }
 
+/** Refuses a partition `topic` does not have, in the backend's numbering (MoonMQ from 1, Kafka from 0). */
+export function checkPartitions(
+  client: Client,
+  topic: string,
+  count: number,
+  partitions: readonly number[] | undefined,
+): void {
+  const first = client.firstPartition;
+  for (const p of partitions ?? []) {
+    if (p < first || p >= first + count)
+      throw new UsageError(
+        `partition ${p} does not exist: ${topic} has partitions ${first}..${first + count - 1} (${client.kind} numbers them from ${first})`,
+      );
+  }
+}
+
 /** The offset to commit for each chosen partition of `topic`. */
 export async function resolveTargets(
   client: Client,
@@ -57,10 +75,7 @@ export async function resolveTargets(
   partitions?: readonly number[],
 ): Promise<Targets> {
   const bounds = await client.listOffsets(topic);
-  const count = bounds.partitions.length;
-  for (const p of partitions ?? []) {
-    if (p > count) throw new UsageError(`partition ${p} does not exist: ${topic} has partitions 1..${count}`);
-  }
+  checkPartitions(client, topic, bounds.partitions.length, partitions);
   const targets: Targets = new Map();
   if (position.kind === 'last') {
     const tails = await lastOffsets(open, topic, position.count);
@@ -126,6 +141,13 @@ export async function commitTargets(
   if (targets.size === 0) return;
   const side = await open();
   try {
+    if (side.storeGroupOffsets) {
+      await side.storeGroupOffsets(
+        group,
+        [...targets].map(([partition, offset]) => ({ topic, partition, offset })),
+      );
+      return;
+    }
     const { records } = await side.fetch(topic, group, { maxRecords: 1, timeoutMs });
     // The FETCH moved the group past what it returned; a partition not being reset gets that record back.
     for (const r of records) if (!targets.has(r.partition)) await side.commit(topic, r.partition, r.offset);

@@ -19,7 +19,10 @@ import type { GroupListing } from '../protocol/messages/list-groups.js';
 import type { Offsets } from '../protocol/messages/list-offsets.js';
 import type { NackAck } from '../protocol/messages/nack.js';
 import type { CodecId, CodecName } from '../protocol/opcodes.js';
+import type { BatchConsumer } from './consumer/batch/batch-consumer.js';
+import type { BatchConsumerOptions } from './consumer/batch/types.js';
 import type { AccumulatorOptions } from './producer/accumulator-options.js';
+import type { Producer, ProducerOptions } from './producer/producer.js';
 import type { ProducerMetrics } from './producer/producer-metrics.js';
 import type { BatchResult, ProduceAck, ProducerRecord } from './producer/sink.js';
 
@@ -120,9 +123,58 @@ export interface BackendProducer extends AsyncDisposable {
   metrics?(): ProducerMetrics;
 }
 
+export interface BackendConsumerOptions {
+  group: string;
+  topics: string | readonly string[];
+  isolation?: BackendIsolation | undefined;
+}
+
+export interface BackendPollOptions {
+  /** Records to take from one partition per poll (MoonMQ). */
+  maxPerPartition?: number;
+  /** Hard total for the poll. */
+  maxRecords?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * A pull consumer of a group (`client.consumer()`): each poll returns records and commits the group past them, as a
+ * MoonMQ broker commits what it sends; commit() moves a partition elsewhere (the next record to read).
+ */
+export interface BackendConsumer extends AsyncIterable<FetchedRecord>, AsyncDisposable {
+  readonly group: string;
+  readonly topics: readonly string[];
+  poll(options?: BackendPollOptions): Promise<FetchedRecord[]>;
+  commit(topic: string, partition: number, offset: bigint): Promise<void>;
+  nack(topic: string, partition: number, offset: bigint, reason: string): Promise<NackAck>;
+  records(options?: BackendPollOptions): AsyncGenerator<FetchedRecord, void, undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * The batch consumer's reader (consumer/batch/): fetches as one group, which each fetch commits past what it
+ * returned, and tells where that group stands.
+ */
+export interface BackendGroupFetcher {
+  readonly closed: boolean;
+  /**
+   * One fetch of up to `maxRecords`. With `withCursors`, also the group's offsets right after this fetch (each
+   * partition's next record past everything fetched so far), as seen before any later fetch moved them.
+   */
+  fetch(
+    topic: string,
+    options: { maxRecords: number; withCursors: boolean },
+  ): Promise<{ records: FetchedRecord[]; cursors: BackendTransactionOffset[] | undefined }>;
+  /** The group's offsets now (nothing in flight). */
+  cursors(): Promise<BackendTransactionOffset[]>;
+  close(): Promise<void>;
+}
+
 /** One connected broker (MoonMQ) or cluster (Kafka). Every call returns a promise; offsets are bigint. */
 export interface Backend extends AsyncDisposable {
   readonly kind: BackendKind;
+  /** The first partition's number: 1 on MoonMQ's protocol, 0 on Kafka. */
+  readonly firstPartition: 0 | 1;
   /** `host:port` (MoonMQ) or `kafka://host:port,...` (Kafka). */
   readonly address: string;
   /** True for a crater broker, which allows the extensions (headers on MoonMQ's protocol). */
@@ -148,6 +200,11 @@ export interface Backend extends AsyncDisposable {
     options?: BackendProduceOptions,
   ): Promise<BatchResult>;
   producer(options?: BackendProducerOptions): BackendProducer;
+  /**
+   * The producer accumulator (seed 001) over this backend: MoonMQ's `producer()` itself; on Kafka a plain producer
+   * whose batches, one per topic-partition, the accumulator builds (kafka/kafka-sink.ts).
+   */
+  accumulator(options?: ProducerOptions): Producer;
 
   /** Records for `group`, which is then committed past them (the next fetch continues after them). */
   fetch(topic: string, group: string, options?: BackendFetchOptions): Promise<BackendFetchResult>;
@@ -156,6 +213,16 @@ export interface Backend extends AsyncDisposable {
   commit(topic: string, partition: number, offset: bigint): Promise<void>;
   /** MoonMQ only; Kafka refuses it (UnsupportedError). */
   nack(topic: string, partition: number, offset: bigint, reason: string): Promise<NackAck>;
+
+  /** A pull consumer of a group on a connection (Kafka: a group member) of its own. */
+  consumer(options: BackendConsumerOptions): Promise<BackendConsumer>;
+  /** The batch consumer (seed 003) over this backend: call run(handler), then stop() or dispose it. */
+  batchConsumer<T = Buffer>(options: BatchConsumerOptions<T>): BatchConsumer<T>;
+  /**
+   * Stores offsets (each the next record to read) for a group with no live member, without fetching as it (Kafka:
+   * OffsetCommit through the admin client). Absent on MoonMQ's protocol, where a COMMIT needs a FETCH as the group.
+   */
+  storeGroupOffsets?(group: string, offsets: readonly BackendTransactionOffset[]): Promise<void>;
 
   listGroups(): Promise<GroupListing[]>;
   describeGroup(groupId: string): Promise<GroupDescription>;

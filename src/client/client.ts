@@ -11,6 +11,7 @@ import { Consumer, type ConsumerOptions } from './consumer/consumer.js';
 import { BatchConsumer } from './consumer/batch/batch-consumer.js';
 import type { BatchConsumerOptions } from './consumer/batch/types.js';
 import { fetchRecords, type FetchOptions, type FetchResult } from './moonmq/fetch-ops.js';
+import { MoonmqGroupFetcher } from './moonmq/group-fetcher.js';
 import { GroupMembership, type GroupAssignment, type JoinGroupOptions } from './moonmq/group-membership.js';
 import {
   produce,
@@ -22,7 +23,13 @@ import {
 } from './moonmq/produce-ops.js';
 import { IdempotentSink } from './producer/idempotent-sink.js';
 import { DirectSink, Producer, type ProducerOptions, wantsIdempotence } from './producer/producer.js';
-import { openSession, type ConnectOptions, type ServerIdentity, type Session } from './moonmq/session.js';
+import {
+  openSession,
+  type ConnectOptions,
+  type IsolationName,
+  type ServerIdentity,
+  type Session,
+} from './moonmq/session.js';
 import { Subscription, type SubscribeOptions } from './moonmq/subscription.js';
 import { ShareConsumer, type ShareConsumerOptions } from './consumer/share-consumer.js';
 import * as share from './moonmq/share-ops.js';
@@ -41,6 +48,7 @@ export async function connect(options: ConnectOptions): Promise<Client> {
 /** The MoonMQ-protocol backend (backend.ts): partitions 1-based, offsets as the broker's cursors. */
 export class Client implements Backend {
   readonly kind = 'moonmq' as const;
+  readonly firstPartition = 1 as const;
   private readonly listeners = new Set<ClientListener>();
   private membership: GroupMembership | undefined;
   private readonly children = new Set<Subscription | Consumer | ShareConsumer | { close(): Promise<void> }>();
@@ -148,6 +156,11 @@ export class Client implements Backend {
     return new Producer(sink, options);
   }
 
+  /** The accumulator: on MoonMQ's protocol every producer() is one. */
+  accumulator(options: ProducerOptions = {}): Producer {
+    return this.producer(options);
+  }
+
   // Consuming
 
   /** One FETCH on this client's connection (which becomes a pull connection bound to `group`). */
@@ -197,8 +210,9 @@ export class Client implements Backend {
     let consumer: BatchConsumer<T>;
     try {
       const deps = {
-        session: this.session,
-        openSession: () => openSession(this.connectOptions),
+        backend: this,
+        openFetcher: async (group: string, _topics: readonly string[], isolation: IsolationName | undefined) =>
+          new MoonmqGroupFetcher(await openSession(this.connectOptions), group, isolation),
         producer: (o: ProducerOptions) => this.producer(o),
       };
       consumer = new BatchConsumer(deps, options, () => {

@@ -18,6 +18,20 @@ export {
   type Session,
 } from './moonmq/session.js';
 export { connect, Client, type ClientEvent, type ClientListener } from './client.js';
+// Either backend: `kafka://host:port[,...]` opens Apache Kafka (loaded only then), anything else MoonMQ's protocol.
+export { connectBackend } from './connect-backend.js';
+export {
+  type Backend,
+  type BackendConsumer,
+  type BackendConsumerOptions,
+  type BackendGroupFetcher,
+  type BackendKind,
+  type BackendProducer,
+  type BackendProducerOptions,
+  KAFKA_SCHEME,
+  backendKindOf,
+} from './backend.js';
+export type { KafkaBackend } from './kafka/kafka-backend.js';
 export type {
   ConfigEntries,
   GroupDescription,

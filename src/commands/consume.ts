@@ -10,7 +10,7 @@ export default class Consume extends BaseCommand {
   static override summary =
     'Consume records from one or more topics, printing them with a kcat-style format or as JSON lines.';
 
-  static override description = `Reads each TOPIC as consumer group --group (default "${DEFAULT_GROUP}") from where the group left off, as a member of that group while it runs (\`crater group describe\` shows it). Partitions are numbered from 1, as the protocol numbers them.
+  static override description = `Reads each TOPIC as consumer group --group (default "${DEFAULT_GROUP}") from where the group left off, as a member of that group while it runs (\`crater group describe\` shows it). Partitions are numbered from 1, as the protocol numbers them (from 0 on Kafka, --broker kafka://...).
 
 --from moves the group before reading, like kcat -o: beginning, end (only records produced from now on), committed (the default: do not move), OFFSET (that offset in every partition; an opaque cursor, a byte position on segmented topics, as printed by -f %o or --json), -N (the last N records of each partition; found by reading the partition once) or @TIMESTAMP_MS (the first record stamped at or after that time, via LIST_OFFSETS timestamp mode). With --group the move is for everyone in that group. Without --group, --from and -p/--partition N (repeatable) read through a throwaway group "${DEFAULT_GROUP}-<random>" that starts at the beginning and is deleted on exit; -p reads outside any group, as kcat -p does, so it refuses --group.
 
@@ -55,9 +55,9 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
     }),
     partition: Flags.integer({
       char: 'p',
-      description: 'Only this partition (1-based; repeatable); reads outside any group.',
+      description: 'Only this partition (from 1 on MoonMQ, from 0 on Kafka; repeatable); reads outside any group.',
       multiple: true,
-      min: 1,
+      min: 0,
     }),
     'max-records': Flags.integer({
       char: 'n',
@@ -94,7 +94,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
     const { argv, flags } = await this.parse(Consume);
     if (flags.exec !== undefined) {
       const { consumeExec } = await import('../cli/exec-command.js');
-      const { openMoonmqClient } = await import('../cli/connect.js');
+      const { openClient } = await import('../cli/connect.js');
       const stdout = this.lines();
       const context = {
         signal: this.signal,
@@ -102,13 +102,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'INCOMPLETE', 'INTERRU
         diag: (t: string) => this.diag(t),
         out: (t: string) => stdout.writeLine(t),
       };
-      const summary = await consumeExec(
-        (argv as string[])[0]!,
-        flags,
-        () => openMoonmqClient(flags, 'consume --exec (the batch consumer)'),
-        context,
-        DEFAULT_GROUP,
-      );
+      const summary = await consumeExec((argv as string[])[0]!, flags, () => openClient(flags), context, DEFAULT_GROUP);
       if (this.jsonEnabled()) this.logJson(summary);
       return undefined;
     }

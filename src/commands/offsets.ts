@@ -6,7 +6,7 @@ import type { PartitionOffsetsJson } from '../cli/render/admin.js';
 
 export default class Offsets extends BaseCommand {
   static override summary = "Per-partition offsets of a topic, and each group's lag.";
-  static override description = `Per partition: earliest, latest (log end), high watermark and last stable offset (LSO), from LIST_OFFSETS; with --group (repeatable), that group's committed offset (DESCRIBE_GROUP) and lag = latest − max(committed, earliest). Offsets are the backend's cursors: byte positions on segmented topics (so lag is in bytes), record counts on commitlog topics. A group that has committed nothing on a partition shows committed null and would start at the beginning.
+  static override description = `Per partition: earliest, latest (log end), high watermark and last stable offset (LSO), from LIST_OFFSETS; with --group (repeatable), that group's committed offset (DESCRIBE_GROUP) and lag = latest − max(committed, earliest). Offsets are the backend's cursors: byte positions on segmented topics (so lag is in bytes), record counts on commitlog topics and on Kafka (--broker kafka://..., partitions from 0). A group that has committed nothing on a partition shows committed null and would start at the beginning.
 
 --json prints {"topic", "partitions": [{"partition", "earliest", "latest", "highWatermark", "lso", "groups": [{"group", "committed", "lag"}]}]}.
 
@@ -38,7 +38,8 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
       for (const id of groupIds) groups.push(await c.describeGroup(id));
       return {
         partitions: offsetsJson(offsets, groups, args.topic),
-        unit: offsetUnit(await c.describeTopic(args.topic)),
+        // Kafka's offsets count records (the unit kafka-consumer-groups' LAG is in).
+        unit: c.kind === 'kafka' ? ('records' as const) : offsetUnit(await c.describeTopic(args.topic)),
       };
     });
     this.out(this.table(offsetColumns(groupIds, unit), partitions));

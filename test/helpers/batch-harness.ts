@@ -5,6 +5,8 @@
  */
 import { BatchConsumer, type BatchConsumerDeps } from '../../src/client/consumer/batch/batch-consumer.js';
 import type { BatchConsumerOptions } from '../../src/client/consumer/batch/types.js';
+import { Client } from '../../src/client/client.js';
+import { MoonmqGroupFetcher } from '../../src/client/moonmq/group-fetcher.js';
 import { openSession, type Session } from '../../src/client/moonmq/session.js';
 import { IdempotentSink } from '../../src/client/producer/idempotent-sink.js';
 import { Producer, type ProducerOptions } from '../../src/client/producer/producer.js';
@@ -33,8 +35,8 @@ export async function crashableBatchConsumer<T = Buffer>(
   const main = await open();
   const producers: Producer[] = [];
   const deps: BatchConsumerDeps = {
-    session: main,
-    openSession: open,
+    backend: new Client(main, { broker: `127.0.0.1:${port}` }),
+    openFetcher: async (group, _topics, isolation) => new MoonmqGroupFetcher(await open(), group, isolation),
     producer: (o: ProducerOptions) => {
       const p = new Producer(new IdempotentSink(undefined, { producerName: o.producerName, reconnect: open }), o);
       producers.push(p);

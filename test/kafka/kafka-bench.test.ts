@@ -1,6 +1,6 @@
 /**
- * bench batch-vs-single and bench throughput with --broker kafka://...: the reports say the Kafka backend carried
- * them and count every record produced and fetched back.
+ * bench batch-vs-single, bench throughput and bench producer with --broker kafka://...: the reports say the Kafka
+ * backend carried them and count every record produced and fetched back.
  */
 import { describe, expect, it } from 'vitest';
 import { crater } from '../helpers/cli.js';
@@ -46,5 +46,28 @@ describe.skipIf(noKafka)('bench on Kafka', () => {
     expect(report.broker.backend).toBe('kafka');
     expect(report.single.frames).toBe(50);
     expect(report.batch.frames).toBe(1);
+  });
+
+  it('producer drives the accumulator against the cluster and measures hand-made batches beside it', async () => {
+    const r = await crater([
+      'bench',
+      'producer',
+      '--broker',
+      bootstrap(),
+      '--duration',
+      '1s',
+      '--partitions',
+      '3',
+      '--json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.broker).toMatchObject({ backend: 'kafka', serverName: 'Apache Kafka' });
+    const measured = report.points[0].measured;
+    expect(measured.acked).toBeGreaterThan(0);
+    expect(measured.failed + measured.uncertain).toBe(0);
+    // The accumulator batched: more records than requests.
+    expect(measured.batchRecords.avg).toBeGreaterThan(1);
+    expect(report.baseline.records).toBeGreaterThan(0);
   });
 });

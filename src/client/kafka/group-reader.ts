@@ -48,12 +48,15 @@ export class GroupReader {
   #wake: (() => void) | undefined;
   #closed = false;
 
+  readonly topics: readonly string[];
+
   private constructor(
     readonly group: string,
-    readonly topic: string,
+    topics: string | readonly string[],
     readonly isolation: BackendIsolation,
     context: ReaderContext,
   ) {
+    this.topics = typeof topics === 'string' ? [topics] : [...topics];
     this.#consumer = new Consumer({
       clientId: `${context.clientId}-${group}`,
       bootstrapBrokers: context.bootstrapBrokers,
@@ -66,10 +69,15 @@ export class GroupReader {
     });
   }
 
+  /** The (first) topic this member reads. */
+  get topic(): string {
+    return this.topics[0]!;
+  }
+
   /** Joins the group and starts fetching; resolves once the member has its assignment. */
   static async open(
     group: string,
-    topic: string,
+    topic: string | readonly string[],
     isolation: BackendIsolation,
     context: ReaderContext,
   ): Promise<GroupReader> {
@@ -86,7 +94,7 @@ export class GroupReader {
   async #start(): Promise<void> {
     const stream = await kafkaCall(`join group ${this.group}`, () =>
       this.#consumer.consume({
-        topics: [this.topic],
+        topics: [...this.topics],
         mode: 'committed',
         fallbackMode: 'earliest',
         autocommit: false,
@@ -108,20 +116,27 @@ export class GroupReader {
       this.#notify();
     });
     stream.on('error', (error: Error) => {
-      this.#error = toCraterError(error, `consume ${this.topic} as ${this.group}`);
+      this.#error = toCraterError(error, `consume ${this.topics.join(', ')} as ${this.group}`);
       this.#notify();
     });
   }
 
   /** Partition leaders this member fetches from (how many 'fetch' answers one round has). */
   #leaders(): number {
-    const metadata = this.#consumer.currentMetadata?.topics.get(this.topic);
     const leaders = new Set<number>();
     for (const a of this.#consumer.assignments ?? []) {
-      if (a.topic !== this.topic) continue;
+      if (!this.topics.includes(a.topic)) continue;
+      const metadata = this.#consumer.currentMetadata?.topics.get(a.topic);
       for (const p of a.partitions) leaders.add(metadata?.partitions[p]?.leader ?? -1);
     }
     return Math.max(1, leaders.size);
+  }
+
+  /** Partitions of this member's topics that Kafka assigned it (0 before the first assignment). */
+  get assignedPartitions(): number {
+    let n = 0;
+    for (const a of this.#consumer.assignments ?? []) if (this.topics.includes(a.topic)) n += a.partitions.length;
+    return n;
   }
 
   /** Up to `max` records, waiting at most `waitMs` for the first; the group is committed past them. */
@@ -149,14 +164,21 @@ export class GroupReader {
   }
 
   async commitPast(messages: readonly Message[]): Promise<void> {
-    const next = new Map<number, bigint>();
-    for (const m of messages) next.set(m.partition, m.offset + 1n);
-    await this.commitAt([...next].map(([partition, offset]) => ({ partition, offset })));
+    const next = new Map<string, { topic: string; partition: number; offset: bigint }>();
+    for (const m of messages)
+      next.set(`${m.partition}:${m.topic}`, { topic: m.topic, partition: m.partition, offset: m.offset + 1n });
+    await this.commitAt([...next.values()]);
   }
 
-  async commitAt(offsets: readonly { partition: number; offset: bigint }[]): Promise<void> {
+  /** Commits each entry's offset (the next record to read); `topic` defaults to the first topic. */
+  async commitAt(offsets: readonly { topic?: string; partition: number; offset: bigint }[]): Promise<void> {
     if (offsets.length === 0) return;
-    const list = offsets.map((o) => ({ topic: this.topic, partition: o.partition, offset: o.offset, leaderEpoch: -1 }));
+    const list = offsets.map((o) => ({
+      topic: o.topic ?? this.topic,
+      partition: o.partition,
+      offset: o.offset,
+      leaderEpoch: -1,
+    }));
     await kafkaCall(`commit ${this.group}`, () => this.#consumer.commit({ offsets: list }));
   }
 

@@ -11,8 +11,11 @@ import { randomUUID } from 'node:crypto';
 import type {
   Backend,
   BackendConfigEntries,
+  BackendConsumerOptions,
+  BackendTransactionOffset,
   BackendFetchOptions,
   BackendFetchResult,
+  BackendIsolation,
   BackendProduceOptions,
   BackendProducerOptions,
   BackendSubscribeOptions,
@@ -26,13 +29,18 @@ import type {
   TopicDescription,
 } from '../backend.js';
 import { UnsupportedError, UsageError } from '../../errors.js';
+import { BatchConsumer } from '../consumer/batch/batch-consumer.js';
+import type { BatchConsumerOptions } from '../consumer/batch/types.js';
 import type { NackAck } from '../../protocol/messages/nack.js';
 import { formatKafkaBootstrap, parseKafkaBootstrap } from './address.js';
 import { kafkaCall } from './errors.js';
 import { GroupReader, toFetchedRecord } from './group-reader.js';
 import * as admin from './kafka-admin.js';
 import { PartitionChooser, RETRY, plainSender, sendRecords } from './kafka-produce.js';
+import { KafkaConsumer, KafkaGroupFetcher } from './kafka-consumer.js';
 import { KafkaProducer } from './kafka-producer.js';
+import { KafkaSink } from './kafka-sink.js';
+import { Producer as Accumulator, type ProducerOptions } from '../producer/producer.js';
 import { KafkaSubscription } from './kafka-subscription.js';
 
 export const KAFKA_BACKEND = 'kafka';
@@ -69,6 +77,7 @@ export async function connectKafka(options: KafkaConnectOptions): Promise<KafkaB
 
 export class KafkaBackend implements Backend {
   readonly kind = 'kafka' as const;
+  readonly firstPartition = 0 as const;
   readonly isCrater = false;
   readonly supportsHeaders = true;
   readonly serverName = 'Apache Kafka';
@@ -163,6 +172,17 @@ export class KafkaBackend implements Backend {
     return producer;
   }
 
+  /** The accumulator over a plain acks=all producer (kafka-sink.ts); idempotence and transactions: producer(). */
+  accumulator(options: ProducerOptions = {}): Accumulator {
+    if (options.idempotent === true || options.producerName !== undefined)
+      throw new UsageError(
+        "the accumulator on Kafka is not idempotent: use producer() for Kafka's idempotent and transactional producer",
+      );
+    const producer = new Accumulator(new KafkaSink(this.context, options.partition), options);
+    this.#children.add(producer);
+    return producer;
+  }
+
   async fetch(
     topic: string,
     group: string,
@@ -183,6 +203,37 @@ export class KafkaBackend implements Backend {
     );
     this.#children.add(sub);
     return sub;
+  }
+
+  /** A group member of its own: poll() commits past what it returns, commit() moves a partition. */
+  async consumer(options: BackendConsumerOptions): Promise<KafkaConsumer> {
+    const consumer = await KafkaConsumer.create(options, this.context, (c) => this.#children.delete(c));
+    this.#children.add(consumer);
+    return consumer;
+  }
+
+  /**
+   * The batch consumer, unchanged: it fetches as its cursor group through a group member of its own and commits
+   * the group's watermarks with transactions of a producer whose transactional.id is `crater-batch.<group>`.
+   */
+  batchConsumer<T = Buffer>(options: BatchConsumerOptions<T>): BatchConsumer<T> {
+    const deps = {
+      backend: this,
+      openFetcher: (group: string, topics: readonly string[], isolation: BackendIsolation | undefined) =>
+        KafkaGroupFetcher.open(group, topics, isolation ?? 'read_uncommitted', this.context),
+      producer: (o: BackendProducerOptions) => this.producer(o),
+    };
+    const consumer: BatchConsumer<T> = new BatchConsumer<T>(deps, options, () => this.#children.delete(consumer));
+    this.#children.add(consumer);
+    return consumer;
+  }
+
+  /** OffsetCommit through the admin client, which Kafka accepts for a group with no live member (else it refuses). */
+  async storeGroupOffsets(group: string, offsets: readonly BackendTransactionOffset[]): Promise<void> {
+    const byTopic = new Map<string, { partition: number; offset: bigint }[]>();
+    for (const o of offsets)
+      byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), { partition: o.partition, offset: o.offset }]);
+    for (const [topic, list] of byTopic) await admin.alterGroupOffsets(this.admin, group, topic, list);
   }
 
   async commit(topic: string, partition: number, offset: bigint): Promise<void> {

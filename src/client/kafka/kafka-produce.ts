@@ -91,13 +91,18 @@ export class PartitionChooser {
     }
     return records.map((r) => {
       const key = bytes(r.key);
-      const chosen =
-        partition ?? (key && key.length > 0 ? (murmur2(key) & 0x7fffffff) % count : this.nextRoundRobin(topic, count));
+      const chosen = partition ?? this.choose(topic, key, count);
       const message: MessageToProduce = { topic, partition: chosen, key, value: bytes(r.value) ?? Buffer.alloc(0) };
       const headers = kafkaHeaders(r.headers);
       if (headers) message.headers = headers;
       return message;
     });
+  }
+
+  /** Java's default partitioner for a key (murmur2 & 0x7fffffff modulo the count), round robin without one. */
+  choose(topic: string, key: Buffer | string | undefined, count: number): number {
+    const k = bytes(key);
+    return k && k.length > 0 ? (murmur2(k) & 0x7fffffff) % count : this.nextRoundRobin(topic, count);
   }
 
   private nextRoundRobin(topic: string, count: number): number {

@@ -55,6 +55,10 @@ export class KafkaProducer implements BackendProducer {
       timeout: context.timeoutMs,
       idempotent: options.idempotent !== false || this.#durable,
       transactionalId: options.producerName,
+      // InitProducerId as a new producer (-1/-1, as Java's client sends it): the library's default of 0/0 reads as
+      // a stale epoch of an existing producer, and Kafka answers PRODUCER_FENCED to the second process ever to
+      // start with the same transactional.id (a restarted batch consumer's control producer, for one).
+      ...(this.#durable && { producerId: -1n, producerEpoch: -1 }),
       acks: ProduceAcks.ALL,
       compression: kafkaCompression(options.codec),
       autocreateTopics: false,

@@ -7,9 +7,9 @@ import type { ResetReport } from '../../cli/reset-offsets.js';
 export default class GroupResetOffsets extends BaseCommand {
   static override summary = "Move a group's committed offsets on a topic (like kafka-consumer-groups --reset-offsets).";
 
-  static override description = `--to takes the positions of \`consume --from\`: earliest (or beginning), latest (or end), OFFSET, -N (the last N records of each partition) or @TIMESTAMP_MS (the first record stamped at or after it). --partition N (1-based, repeatable) limits the reset to those partitions. --dry-run shows the current and new offsets and changes nothing; --execute commits the new ones. Exactly one of them is required.
+  static override description = `--to takes the positions of \`consume --from\`: earliest (or beginning), latest (or end), OFFSET, -N (the last N records of each partition) or @TIMESTAMP_MS (the first record stamped at or after it). --partition N (repeatable; from 1 on MoonMQ, from 0 on Kafka) limits the reset to those partitions. --dry-run shows the current and new offsets and changes nothing; --execute commits the new ones. Exactly one of them is required.
 
-Refused (exit 1) while the group has live members: a member keeps its own cursor and would overwrite the reset. Offsets are opaque cursors (byte positions on segmented topics).
+Refused (exit 1) while the group has live members: a member keeps its own cursor and would overwrite the reset. Offsets are opaque cursors (byte positions on segmented topics); on Kafka (--broker kafka://...) they are record counts and the reset is Kafka's OffsetCommit for the empty group.
 
 --json prints {"group", "topic", "executed", "partitions": [{"partition", "current", "target"}]}; current is null when the group had no committed offset there.
 
@@ -36,9 +36,9 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     }),
     partition: Flags.integer({
       char: 'p',
-      description: 'Only this partition (1-based; repeatable).',
+      description: 'Only this partition (from 1 on MoonMQ, from 0 on Kafka; repeatable).',
       multiple: true,
-      min: 1,
+      min: 0,
     }),
     'dry-run': Flags.boolean({
       description: 'Show the new offsets; change nothing.',

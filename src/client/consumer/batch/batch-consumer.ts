@@ -12,10 +12,13 @@
  */
 import { UsageError } from '../../../errors.js';
 import type { FetchedRecord } from '../../../protocol/messages/fetch.js';
-import { deleteGroup, describeGroup } from '../../moonmq/admin.js';
-import { fetchRecords } from '../../moonmq/fetch-ops.js';
-import type { Session } from '../../moonmq/session.js';
-import type { Producer, ProducerOptions } from '../../producer/producer.js';
+import type {
+  Backend,
+  BackendGroupFetcher,
+  BackendIsolation,
+  BackendProducer,
+  BackendProducerOptions,
+} from '../../backend.js';
 import { validateTopicName } from '../../validate.js';
 import { nextBatch, WorkerChannel } from './accumulator.js';
 import { DEFAULT_BACKOFF, validateBackoff } from './backoff.js';
@@ -48,12 +51,17 @@ export const BatchDefaults = {
   idleWaitMs: 50,
 } as const;
 
-/** What a batch consumer needs from its client. */
+/** What a batch consumer needs from its client (either backend: it is written once, against backend.ts). */
 export interface BatchConsumerDeps {
-  /** The client's main connection: DLQ topics and writes, group and topic metadata. */
-  session: Session;
-  openSession(): Promise<Session>;
-  producer(options: ProducerOptions): Producer;
+  /** The client: DLQ topics and writes, group and topic metadata, the cursor group's start and deletion. */
+  backend: Backend;
+  /** A reader of its own (MoonMQ: a connection; Kafka: a group member) that fetches as `group`. */
+  openFetcher(
+    group: string,
+    topics: readonly string[],
+    isolation: BackendIsolation | undefined,
+  ): Promise<BackendGroupFetcher>;
+  producer(options: BackendProducerOptions): BackendProducer;
 }
 
 function positiveInt(name: string, v: number): number {
@@ -88,7 +96,7 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
   private wakeFetch: (() => void) | undefined;
   private readonly cursorWaiters: Array<() => void> = [];
   private fetching = false;
-  private control: Producer | undefined;
+  private control: BackendProducer | undefined;
   private committing: Promise<void> = Promise.resolve();
   private running: Promise<void> | undefined;
   private fatal: Error | undefined;
@@ -180,17 +188,19 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
   private async consume(handler: BatchHandler<T>): Promise<void> {
     const signal = this.stopper.signal;
     const outputs: BatchOutput[] = [];
-    let fetchSession: Session | undefined;
+    let fetcher: BackendGroupFetcher | undefined;
+    const backend = this.deps.backend;
     try {
       this.control = this.deps.producer({ producerName: CONTROL_PRODUCER_PREFIX + this.group });
-      const positions = await startPositions(this.deps.session, this.group, this.topics);
-      await commitInTransaction(this.control, this.cursorGroup, positions);
+      const positions = await startPositions(backend, this.group, this.topics);
+      if (backend.storeGroupOffsets) await backend.storeGroupOffsets(this.cursorGroup, positions);
+      else await commitInTransaction(this.control, this.cursorGroup, positions);
       if (signal.aborted) return;
-      fetchSession = await this.deps.openSession();
+      fetcher = await this.deps.openFetcher(this.cursorGroup, this.topics, this.options.isolation);
       const ctx: OutputContext = {
         group: this.group,
-        withHeaders: this.deps.session.server.isCrater,
-        dlqTopics: new DlqTopics(this.deps.session),
+        withHeaders: backend.supportsHeaders,
+        dlqTopics: new DlqTopics(backend),
         now: () => Date.now(),
       };
       const settings = this.runnerSettings(handler);
@@ -201,7 +211,7 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
               this.deps.producer({ producerName: `${CONTROL_PRODUCER_PREFIX}${this.group}.w${w}` }),
               ctx,
             )
-          : new PlainOutput(this.deps.session, ctx);
+          : new PlainOutput(backend, ctx);
         outputs.push(output);
         this.channels.push(new WorkerChannel<Pending>());
         loops.push(this.workerLoop(w, new BatchRunner(settings, w, output)).catch((e: Error) => this.fail(e)));
@@ -209,7 +219,7 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
       if (signal.aborted) for (const c of this.channels) c.close();
       this.fetching = true;
       loops.push(
-        this.fetchLoop(fetchSession, signal)
+        this.fetchLoop(fetcher, signal)
           .catch((e: Error) => this.fail(e))
           .finally(() => (this.fetching = false)),
       );
@@ -217,24 +227,23 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
       await Promise.all(loops);
       if (!this.options.transactional) {
         // Nothing is in flight now: one DESCRIBE_GROUP shows the cursors just past every registered record.
-        if (this.watermarks.wantsCursors() && !fetchSession.conn.closed)
-          this.watermarks.resolveTails((await describeGroup(fetchSession.conn, this.cursorGroup)).offsets);
+        if (this.watermarks.wantsCursors() && !fetcher.closed) this.watermarks.resolveTails(await fetcher.cursors());
         await this.commitNow();
       }
     } catch (error) {
       this.fatal ??= error as Error;
     } finally {
-      await this.shutdown(outputs, fetchSession);
+      await this.shutdown(outputs, fetcher);
     }
     if (this.fatal) throw this.fatal;
   }
 
-  private async shutdown(outputs: readonly BatchOutput[], fetchSession: Session | undefined): Promise<void> {
+  private async shutdown(outputs: readonly BatchOutput[], fetcher: BackendGroupFetcher | undefined): Promise<void> {
     await Promise.allSettled(outputs.map((o) => o.close()));
     await this.control?.close().catch(() => {});
-    if (fetchSession) {
-      await fetchSession.conn.close().catch(() => {});
-      if (!this.deps.session.conn.closed) await deleteGroup(this.deps.session.conn, this.cursorGroup).catch(() => {});
+    if (fetcher) {
+      await fetcher.close().catch(() => {});
+      await this.deps.backend.deleteGroup(this.cursorGroup).catch(() => {});
     }
     this.onClosed?.();
   }
@@ -293,20 +302,15 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
    * commits its exact offsets): the broker handles it right after that FETCH, so it shows each partition's offset
    * just past everything delivered so far.
    */
-  private async fetchLoop(session: Session, signal: AbortSignal): Promise<void> {
+  private async fetchLoop(fetcher: BackendGroupFetcher, signal: AbortSignal): Promise<void> {
     let issued = 0;
-    const headers = session.server.isCrater;
-    const fetchOptions = { maxRecords: this.fetchMax, headers, isolation: this.options.isolation };
     const inFlight: Array<Promise<FetchReply>> = [];
     const issue = (): void => {
       const topic = this.topics[Math.min(issued++, this.topics.length - 1)]!;
       const waiters = this.cursorWaiters.splice(0);
-      const describe = waiters.length > 0 || this.options.transactional === true;
-      const pair = Promise.all([
-        fetchRecords(session, topic, this.cursorGroup, fetchOptions),
-        describe ? describeGroup(session.conn, this.cursorGroup) : undefined,
-      ]);
-      inFlight.push(pair.then(([f, d]) => ({ records: f.records, cursors: d?.offsets, waiters })));
+      const withCursors = waiters.length > 0 || this.options.transactional === true;
+      const reply = fetcher.fetch(topic, { maxRecords: this.fetchMax, withCursors });
+      inFlight.push(reply.then((f) => ({ records: f.records, cursors: f.cursors, waiters })));
     };
     const take = async (dispatch: boolean): Promise<number> => {
       const reply = await inFlight.shift()!;

@@ -4,12 +4,9 @@
  * and adds diagnostic headers; a MoonMQ broker has no headers, so the value is the DLQ envelope NACK writes
  * (protocol/dlq-envelope.ts) and the key the original key, which a reader of either kind of DLQ already understands.
  */
-import { BrokerError } from '../../../errors.js';
 import { encodeDlqEnvelope } from '../../../protocol/dlq-envelope.js';
-import { ErrorCode } from '../../../protocol/error-codes.js';
 import type { RecordHeader } from '../../../protocol/headers.js';
-import { createTopic, describeTopic } from '../../moonmq/admin.js';
-import type { Session } from '../../moonmq/session.js';
+import type { Backend } from '../../backend.js';
 import type { ProducerRecord } from '../../producer/sink.js';
 import type { TransportContext } from './types.js';
 
@@ -74,7 +71,7 @@ export function deadLetterRecord(d: DeadLetter, group: string, withHeaders: bool
 export class DlqTopics {
   private readonly ready = new Map<string, Promise<void>>();
 
-  constructor(private readonly session: Session) {}
+  constructor(private readonly backend: Backend) {}
 
   ensure(sourceTopic: string): Promise<string> {
     const dlq = dlqTopicFor(sourceTopic);
@@ -88,19 +85,14 @@ export class DlqTopics {
   }
 
   private async create(source: string, dlq: string): Promise<void> {
-    const conn = this.session.conn;
+    const backend = this.backend;
+    if ((await backend.listTopics()).includes(dlq)) return;
+    const { partitionCount } = await backend.describeTopic(source);
     try {
-      await describeTopic(conn, dlq);
-      return;
-    } catch (error) {
-      if (!(error instanceof BrokerError && error.errorCode === ErrorCode.TOPIC_MISSING)) throw error;
-    }
-    const { partitionCount } = await describeTopic(conn, source);
-    try {
-      await createTopic(conn, dlq, partitionCount);
+      await backend.createTopic(dlq, partitionCount);
     } catch (error) {
       // Someone (the broker's NACK path, another consumer) may have created it meanwhile.
-      await describeTopic(conn, dlq).catch(() => {
+      await backend.describeTopic(dlq).catch(() => {
         throw error;
       });
     }

@@ -5,16 +5,16 @@
  * are committed through a durable producer's transaction holding nothing but TXN_OFFSET_COMMIT, which needs no
  * FETCH as that group (a COMMIT would) and so never moves it past unfinished records. At start the cursor group is
  * set to the group's committed offsets (0, "from the start", where it has none), so fetching resumes exactly at the
- * first unfinished record. Everything is core protocol: it works on MoonMQ too.
+ * first unfinished record. Everything is core protocol: it works on MoonMQ too. On Kafka (partitions from 0) the
+ * same holds through the backend seam: the cursor group is a group member's, its start stored through the admin
+ * client (Backend.storeGroupOffsets), and the user's group is committed by the control producer's transactions.
  *
  * The control producer's name is `crater-batch.<group>`: a second instance of the same batch consumer fences the
  * first one's commits (ERR 50), one more guard for the seed's "one batch consumer per group".
  */
 import { BrokerError, UsageError } from '../../../errors.js';
 import { ErrorCode } from '../../../protocol/error-codes.js';
-import { describeGroup, describeTopic } from '../../moonmq/admin.js';
-import type { Session } from '../../moonmq/session.js';
-import type { Producer } from '../../producer/producer.js';
+import type { Backend, BackendProducer } from '../../backend.js';
 
 export const CURSOR_GROUP_SUFFIX = '.crater-cursor';
 export const CONTROL_PRODUCER_PREFIX = 'crater-batch.';
@@ -33,18 +33,25 @@ export function cursorGroupOf(group: string): string {
   return group + CURSOR_GROUP_SUFFIX;
 }
 
-export async function committedOffsets(session: Session, group: string): Promise<OffsetEntry[]> {
+/** Kafka's GROUP_ID_NOT_FOUND. */
+const KAFKA_GROUP_ID_NOT_FOUND = 'GROUP_ID_NOT_FOUND';
+
+export async function committedOffsets(backend: Backend, group: string): Promise<OffsetEntry[]> {
   try {
-    return (await describeGroup(session.conn, group)).offsets;
+    return (await backend.describeGroup(group)).offsets;
   } catch (error) {
-    if (error instanceof BrokerError && error.errorCode === ErrorCode.GROUP_MISSING) return [];
+    const missing =
+      backend.kind === 'kafka'
+        ? error instanceof BrokerError && error.errorName === KAFKA_GROUP_ID_NOT_FOUND
+        : error instanceof BrokerError && error.errorCode === ErrorCode.GROUP_MISSING;
+    if (missing) return [];
     throw error;
   }
 }
 
 /** Commits `offsets` for `group` in one transaction of `producer` (chunks of 1,024 entries). */
 export async function commitInTransaction(
-  producer: Producer,
+  producer: BackendProducer,
   group: string,
   offsets: readonly OffsetEntry[],
 ): Promise<void> {
@@ -60,20 +67,29 @@ export async function commitInTransaction(
   await producer.commitTransaction();
 }
 
-/** Every partition of `topics` → the group's committed offset, or 0 where it has none. */
+/**
+ * Every partition of `topics` → the group's committed offset, or the start where it has none: 0 on MoonMQ's
+ * protocol ("from the start"), the log start offset on Kafka (which refuses an offset below it).
+ */
 export async function startPositions(
-  session: Session,
+  backend: Backend,
   group: string,
   topics: readonly string[],
 ): Promise<OffsetEntry[]> {
   const committed = new Map(
-    (await committedOffsets(session, group)).map((o) => [`${o.partition}:${o.topic}`, o.offset]),
+    (await committedOffsets(backend, group)).map((o) => [`${o.partition}:${o.topic}`, o.offset]),
   );
   const out: OffsetEntry[] = [];
   for (const topic of topics) {
-    const { partitionCount } = await describeTopic(session.conn, topic);
-    for (let partition = 1; partition <= partitionCount; partition++) {
-      out.push({ topic, partition, offset: committed.get(`${partition}:${topic}`) ?? 0n });
+    const { partitionCount } = await backend.describeTopic(topic);
+    const earliest =
+      backend.kind === 'kafka'
+        ? new Map((await backend.listOffsets(topic)).partitions.map((p) => [p.partition, p.earliest]))
+        : undefined;
+    for (let i = 0; i < partitionCount; i++) {
+      const partition = backend.firstPartition + i;
+      const start = earliest?.get(partition) ?? 0n;
+      out.push({ topic, partition, offset: committed.get(`${partition}:${topic}`) ?? start });
     }
   }
   return out;

@@ -6,9 +6,7 @@
  * only after END_TXN succeeded; an abort drops all of it.
  */
 import type { FetchedRecord } from '../../../protocol/messages/fetch.js';
-import { produceBatch } from '../../moonmq/produce-ops.js';
-import type { Session } from '../../moonmq/session.js';
-import type { Producer } from '../../producer/producer.js';
+import type { Backend, BackendProducer } from '../../backend.js';
 import type { ProducerRecord } from '../../producer/sink.js';
 import { type DeadLetter, DlqTopics, deadLetterRecord } from './dead-letter.js';
 import type { BatchItem, BatchTransaction } from './types.js';
@@ -62,7 +60,7 @@ function finishAll(done: readonly Pending[], dead: readonly DeadPending[]): void
 
 export class PlainOutput implements BatchOutput {
   constructor(
-    private readonly session: Session,
+    private readonly backend: Backend,
     private readonly ctx: OutputContext,
   ) {}
 
@@ -75,7 +73,7 @@ export class PlainOutput implements BatchOutput {
   async complete(done: readonly Pending[], dead: readonly DeadPending[]): Promise<void> {
     for (const [topic, records] of groupDeadLetters(dead, this.ctx)) {
       const dlq = await this.ctx.dlqTopics.ensure(topic);
-      const result = await produceBatch(this.session, dlq, records);
+      const result = await this.backend.produceBatch(dlq, records);
       if (result.error) throw result.error;
     }
     finishAll(done, dead);
@@ -88,7 +86,7 @@ export class TransactionalOutput implements BatchOutput {
   private open = false;
 
   constructor(
-    private readonly producer: Producer,
+    private readonly producer: BackendProducer,
     private readonly ctx: OutputContext,
   ) {}
 
