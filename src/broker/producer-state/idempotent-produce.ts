@@ -18,6 +18,7 @@ import type { ProduceBatch, ProduceBatchAck } from '../../protocol/messages/prod
 import type { ProduceAck } from '../../protocol/messages/produce.js';
 import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from '../core.js';
 import { type ConnectionHandle, HandlerError } from '../handler.js';
+import { publicErrorMessage } from '../public-message.js';
 import {
   type AppendPlan,
   type IncomingRecord,
@@ -147,7 +148,7 @@ function write(
   // From the prediction to the last append nothing awaits, so no other request appends to these partitions in
   // between: the memo names exactly the offsets the data gets, and it is in the log before any of the data.
   let memo = persistMemo(runtime, binding, topicName, nextState(predicted));
-  if (memo.failed) throw new HandlerError(ErrorCode.INTERNAL, memoFailure(memo.failed));
+  if (memo.failed) throw new HandlerError(ErrorCode.INTERNAL, memoFailure(memo.failed, broker.dataDir));
   runtime.crashPoint('after-memo-before-data');
   let first = true;
   const outcome = appendPrepared(broker, topic, plan, prepared, () => {
@@ -237,8 +238,9 @@ function persistMemo(
   }
 }
 
-function memoFailure(err: unknown): string {
-  return `producer state not persisted: ${err instanceof Error ? err.message : String(err)}`;
+/** Cleaned like every other error reply (public-message.ts): a memo's fsync failure names its file otherwise. */
+function memoFailure(err: unknown, dataDir: string): string {
+  return `producer state not persisted: ${publicErrorMessage(err, dataDir)}`;
 }
 
 export function produceIdempotentBatch(
@@ -281,10 +283,10 @@ export function produceIdempotentBatch(
           send({
             acks,
             errorCode: ErrorCode.INTERNAL,
-            errorMessage: `${acks.length} of ${count} records appended: ${error.message}`,
+            errorMessage: `${acks.length} of ${count} records appended: ${publicErrorMessage(error, broker.dataDir)}`,
           });
         } else if (memoError) {
-          send({ acks, errorCode: ErrorCode.INTERNAL, errorMessage: memoFailure(memoError) });
+          send({ acks, errorCode: ErrorCode.INTERNAL, errorMessage: memoFailure(memoError, broker.dataDir) });
         } else {
           send({ acks, errorCode: ErrorCode.NONE, errorMessage: '' });
         }
@@ -331,7 +333,7 @@ export function produceIdempotentSingle(
       if (memoError)
         throw new HandlerError(
           ErrorCode.INTERNAL,
-          `record appended at ${acks[0]!.offset}, but ${memoFailure(memoError)}`,
+          `record appended at ${acks[0]!.offset}, but ${memoFailure(memoError, broker.dataDir)}`,
         );
     });
     return replyAfter(conn, failIfMemoLost, () => send(acks[0]!), op, correl);
