@@ -107,6 +107,7 @@ async function feed(
   for (let i = 0; i < items.length && !stdin.destroyed; i += CHUNK) {
     let text = '';
     for (let j = i; j < Math.min(items.length, i + CHUNK); j++) text += envelopeLine(items[j]!, encoding, withHeaders);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a failed write() destroys stdin synchronously; TypeScript keeps the narrowing across calls (TypeScript#9998)
     if (!stdin.write(text) && !stdin.destroyed) {
       await new Promise<void>((resolve) => {
         const done = (): void => {

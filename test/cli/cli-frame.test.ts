@@ -248,7 +248,7 @@ describe('BaseCommand contracts (fixture CLI)', () => {
     const result = collect(child);
     await new Promise<void>((done) => {
       let seen = '';
-      child.stderr?.on('data', (d: Buffer) => {
+      child.stderr.on('data', (d: Buffer) => {
         seen += d.toString();
         if (seen.includes('ready')) done();
       });
