@@ -18,7 +18,7 @@
 import { StorageError } from '../../errors.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { type MemoAck, NO_ACK_PARTITION, type SequenceMemo, isNoAckMemo } from '../../storage/producer-state-codec.js';
-import type { Logger } from '../core.js';
+import type { Logger } from '../logger.js';
 import type { ProducerStateSnapshot } from './replay.js';
 
 type AckState = { kind: 'present'; end: bigint } | { kind: 'missing' } | { kind: 'gone'; why: string };
