@@ -156,18 +156,10 @@ function write(
     first = false;
   });
   const { acks } = outcome;
-  let { error } = outcome;
   const mismatch = acks.findIndex(
     (a, i) => a.partition !== predicted[i]!.partition || a.offset !== predicted[i]!.offset,
   );
-  if (mismatch >= 0) {
-    const want = predicted[mismatch]!;
-    const got = acks[mismatch]!;
-    error = new Error(
-      `record ${mismatch} landed at ${got.partition}@${got.offset}, not at the memoized ${want.partition}@${want.offset}`,
-    );
-    broker.logger.error('idempotent produce: offset prediction failed', { topic: topicName, error: error.message });
-  }
+  const error = mismatch >= 0 ? predictionFailed(broker, topicName, mismatch, predicted, acks) : outcome.error;
   let state: SequenceState | undefined;
   if (mismatch >= 0 || acks.length < predicted.length) {
     // The memo claims records that did not land where it says: a later memo for what did land replaces it (the last
@@ -184,9 +176,40 @@ function write(
     state = nextState(acks);
   }
   if (acks.length === 0) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
+  const work = startSyncs(binding, topicName, state!, outcome.toSync, memo);
+  return { acks, error, work };
+}
+
+/** The error for a record that did not land at the offset its memo names (logged: it should never happen). */
+function predictionFailed(
+  broker: BrokerCore,
+  topicName: string,
+  index: number,
+  predicted: readonly ProduceAck[],
+  acks: readonly ProduceAck[],
+): Error {
+  const want = predicted[index]!;
+  const got = acks[index]!;
+  const error = new Error(
+    `record ${index} landed at ${got.partition}@${got.offset}, not at the memoized ${want.partition}@${want.offset}`,
+  );
+  broker.logger.error('idempotent produce: offset prediction failed', { topic: topicName, error: error.message });
+  return error;
+}
+
+/**
+ * Records `written` as the topic's state and starts the data fsyncs and the memo's together. The returned work
+ * resolves with the memo's failure (if any) and rejects on a data fsync failure; either failure ends the session.
+ */
+function startSyncs(
+  binding: ProducerBinding,
+  topicName: string,
+  written: SequenceState,
+  toSync: Parameters<typeof syncAll>[0],
+  memo: MemoWrite,
+): Promise<unknown> {
   const memoDone = memo.failed ? Promise.resolve(memo.failed) : memo.done;
-  const work = Promise.all([syncAll(outcome.toSync), memoDone]).then(([, memoError]) => memoError);
-  const written = state!;
+  const work = Promise.all([syncAll(toSync), memoDone]).then(([, memoError]) => memoError);
   written.durable = work.then(
     (memoError) => {
       if (memoError) failSession(binding, topicName, written);
@@ -194,7 +217,7 @@ function write(
     () => failSession(binding, topicName, written),
   );
   binding.topics.set(topicName, written);
-  return { acks, error, work };
+  return work;
 }
 
 /** The acks the prepared records get if appended now, in list order (a prefix when some cannot be stored). */
