@@ -11,7 +11,7 @@ import { SegmentedLog } from '../dist/storage/segmented-log.js';
 import { poll, perPartitionAllowance } from '../dist/broker/consumer/fetch-poller.js';
 import { encodeRecordFrames } from '../dist/broker/consumer/record-frames.js';
 import { FrameDecoder } from '../dist/protocol/frame-decoder.js';
-import { decodeFetchReply } from '../dist/client/fetch-ops.js';
+import { decodeFetchReply } from '../dist/client/moonmq/fetch-ops.js';
 
 const rounds = Number(process.argv[2] ?? 5);
 const PARTITIONS = 4;

@@ -16,7 +16,8 @@ export type CraterErrorCode =
   | 'ERR_LOG_FENCED'
   | 'ERR_BUFFER_EXHAUSTED'
   | 'ERR_DELIVERY_TIMEOUT'
-  | 'ERR_UNCERTAIN_DELIVERY';
+  | 'ERR_UNCERTAIN_DELIVERY'
+  | 'ERR_EXEC_FAILED';
 
 export class CraterError extends Error {
   readonly code: CraterErrorCode;

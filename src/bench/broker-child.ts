@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     broker = await Broker.start({ dataDir: options.dataDir, port: 0, acks: options.acks, maxConnectionsPerIp: 1024 });
   } catch (err) {
     send({ type: 'failed', message: (err as Error).message });
-    process.disconnect?.();
+    if (process.connected) process.disconnect();
     return;
   }
   let peak = process.memoryUsage.rss();
@@ -79,11 +79,18 @@ async function main(): Promise<void> {
     if (process.connected) process.disconnect();
   };
   process.on('message', (message: ChildRequest) => {
-    if (message.type === 'stats') send(stats(message.id));
-    else if (message.type === 'reset-peak') {
-      peak = 0;
-      send(stats(message.id));
-    } else if (message.type === 'stop') void stop();
+    switch (message.type) {
+      case 'stats':
+        send(stats(message.id));
+        break;
+      case 'reset-peak':
+        peak = 0;
+        send(stats(message.id));
+        break;
+      case 'stop':
+        void stop();
+        break;
+    }
   });
   // The parent went away without asking: stop cleanly so the data-dir lock and files are released.
   process.on('disconnect', () => void stop());

@@ -183,18 +183,21 @@ export class Broker implements BrokerCore, AsyncDisposable {
     await fs.mkdir(this.config.dataDir, { recursive: true });
     this.identity = await readIdentity();
     this.lock = await DataDirLock.acquire(this.config.dataDir);
+    // What has opened so far, for the cleanup of a start that fails part-way (the fields are set only on success).
+    let producerState: ProducerStateRuntime | undefined;
+    let share: ShareRuntime | undefined;
     try {
       await this.topics.load();
       for (const t of this.config.topics) {
         if (!this.topics.getTopic(t.name)) await this.topics.createTopic(t.name, t.partitions);
       }
       this.registry = createHandlerRegistry(coreHandlers);
-      this.producerState = await ProducerStateRuntime.open(this, this.producerStateOptions);
+      this.producerState = producerState = await ProducerStateRuntime.open(this, this.producerStateOptions);
       this.consumer = createConsumerRuntime(this);
       await this.consumer?.start();
       // After the offset store: rolling a PREPARE_COMMIT forward applies its buffered offsets.
       await this.transactions.start();
-      this.share = await ShareRuntime.open(this, this.shareOptions);
+      this.share = share = await ShareRuntime.open(this, this.shareOptions);
       this.cleaner.start();
       await new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
@@ -206,9 +209,9 @@ export class Broker implements BrokerCore, AsyncDisposable {
       });
     } catch (err) {
       await this.cleaner.stop();
-      await this.share?.stop().catch(() => undefined);
+      await share?.stop().catch(() => undefined);
       await this.transactions.stop().catch(() => undefined);
-      await this.producerState?.stop().catch(() => undefined);
+      await producerState?.stop().catch(() => undefined);
       await this.consumer?.stop().catch(() => undefined);
       await this.topics.closeAll().catch(() => undefined);
       await this.lock.release();
@@ -247,7 +250,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
    */
   private async shutdown(): Promise<void> {
     this.emit({ type: 'stopping' });
-    this.share?.quiesce();
+    this.share.quiesce();
     const cleanerStopped = this.cleaner.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.admission.closeRefused();
@@ -261,7 +264,7 @@ export class Broker implements BrokerCore, AsyncDisposable {
         failures.push(err);
       }
     };
-    await step(() => this.share?.stop());
+    await step(() => this.share.stop());
     await step(() => this.transactions.stop());
     await step(() => this.producerState.stop());
     await step(() => this.consumer?.stop());

@@ -3,10 +3,9 @@
  * Timers are overridable so tests can exercise watchdogs in milliseconds instead of seconds.
  */
 import { DEFAULT_MAX_FRAME_SIZE, Limits } from '../protocol/limits.js';
-import type { ConsumerRuntimeOptions } from './consumer/index.js';
-import type { Logger } from './core.js';
 import type { FaultHooks } from './fault-hooks.js';
-import type { TransactionOptions } from './transactions/coordinator.js';
+import type { Logger } from './logger.js';
+import type { ConsumerRuntimeOptions, TransactionOptions } from './subsystem-options.js';
 
 export type AcksMode = 'none' | 'leader';
 
@@ -112,27 +111,32 @@ export const BrokerDefaults = {
   cleanerTickMs: 5_000,
 } as const;
 
+function positive(name: string, v: number | undefined, fallback: number): number {
+  const value = v ?? fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${v}`);
+  return value;
+}
+
+function count(name: string, v: number | undefined, fallback: number): number {
+  const value = v ?? fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${v}`);
+  return value;
+}
+
+/** Checked at run time: a JavaScript caller or a settings file can pass any value, whatever the type says. */
+function acksMode(value: unknown): AcksMode {
+  if (value === 'none' || value === 'leader') return value;
+  throw new RangeError(`acks must be none or leader, got ${String(value)}`);
+}
+
 export function resolveConfig(options: BrokerOptions): BrokerConfig {
-  const positive = (name: string, v: number | undefined, fallback: number): number => {
-    const value = v ?? fallback;
-    if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${v}`);
-    return value;
-  };
-  const count = (name: string, v: number | undefined, fallback: number): number => {
-    const value = v ?? fallback;
-    if (!Number.isSafeInteger(value) || value <= 0)
-      throw new RangeError(`${name} must be a positive integer, got ${v}`);
-    return value;
-  };
   const port = options.port ?? BrokerDefaults.port;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`port must be 0..65535, got ${port}`);
-  const acks = options.acks ?? BrokerDefaults.acks;
-  if (acks !== 'none' && acks !== 'leader') throw new RangeError(`acks must be none or leader, got ${String(acks)}`);
   return {
     dataDir: options.dataDir,
     host: options.host ?? BrokerDefaults.host,
     port,
-    acks,
+    acks: acksMode(options.acks ?? BrokerDefaults.acks),
     auth: options.auth,
     maxFrameSize: positive('maxFrameSize', options.maxFrameSize, BrokerDefaults.maxFrameSize),
     segmentBytes: options.segmentBytes === undefined ? undefined : positive('segmentBytes', options.segmentBytes, 0),

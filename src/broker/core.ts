@@ -5,23 +5,12 @@
 import type { PartitionLog } from '../storage/partition-log.js';
 import type { Authenticator } from './auth.js';
 import type { BrokerConfig } from './config.js';
+import type { Logger } from './logger.js';
 import type { ProducerStateRuntime } from './producer-state/runtime.js';
 import type { TopicRegistry } from './topics.js';
 import type { TransactionCoordinator } from './transactions/coordinator.js';
 
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-export const silentLogger: Logger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-};
+export { type Logger, silentLogger } from './logger.js';
 
 /** The consumer side (FETCH, SUBSCRIBE, groups, offsets): created once per broker, started after topics load. */
 export interface ConsumerRuntime {

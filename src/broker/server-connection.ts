@@ -274,6 +274,7 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
     if (frames.length === 0) return;
     this.watchdogs.lastFrameAt = Date.now();
     for (const frame of frames) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- dispatch() can close the connection; TypeScript keeps the narrowing across calls (TypeScript#9998)
       if (this.isClosed) return;
       if (this.busy) {
         this.queue.push(frame);
@@ -295,6 +296,7 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
         if (current) await current;
         const next = this.queue.shift();
         if (!next || this.isClosed) break;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `isClosed` is changed during the await above; TypeScript keeps the narrowing across it (TypeScript#9998)
         if (this.queue.bytes <= MAX_QUEUED_REQUEST_BYTES / 2 && this.socket.isPaused() && !this.isClosed)
           this.socket.resume();
         current = this.dispatch(next);

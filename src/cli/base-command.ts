@@ -2,8 +2,8 @@
  * The base every crater command extends. It owns the process-facing contracts so commands stay glue:
  *
  * - stdout carries data only (`out`, `--json`, JSON lines); diagnostics go to stderr (`diag`);
- * - an error ends the command with the exit code of exit-codes.ts, ONE line on stderr (a stack only with --verbose
- *   or DEBUG) and, under --json, `{"error":{"code","message"}}` on stdout as well;
+ * - an error ends the command with the exit code of exit-codes.ts, ONE line on stderr (the stack and the `cause`
+ *   chain, each cause with its code and stack, only with --verbose or DEBUG) and, under --json, `{"error":{"code","message"}}` on stdout as well;
  * - a closed stdout (`crater … | head -1`) ends the command quietly with exit 0;
  * - SIGINT ends it with 130.
  *
@@ -12,7 +12,14 @@
  */
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
 import type { ChalkInstance } from 'chalk';
-import { CommandFailure, errorCodeForJson, exitCodeForError, oneLineMessage, toUsageError } from './error-report.js';
+import {
+  CommandFailure,
+  errorCodeForJson,
+  exitCodeForError,
+  oneLineMessage,
+  toUsageError,
+  verboseReport,
+} from './error-report.js';
 import { UsageError } from '../errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { applyProfile } from './profiles.js';
@@ -182,7 +189,7 @@ export abstract class BaseCommand extends Command {
     const exitCode = exitCodeForError(err);
     const verbose = this.argv.includes('--verbose') || (process.env.DEBUG ?? '') !== '';
     const label = this.stderrChalk.red(`Error [${errorCodeForJson(err)}]`);
-    this.diag(verbose && err.stack ? `${label}: ${err.stack}` : `${label}: ${oneLineMessage(err)}`);
+    this.diag(verbose ? verboseReport(err, label) : `${label}: ${oneLineMessage(err)}`);
     if (this.jsonEnabled()) this.logJson(this.toErrorJson(err));
     throw new Errors.ExitError(exitCode);
   }

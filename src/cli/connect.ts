@@ -88,6 +88,7 @@ export async function writeBytes(
     stream.on('close', done);
     signal.addEventListener('abort', done);
   });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `aborted`/`destroyed` are changed during the await above; TypeScript keeps the narrowing across it (TypeScript#9998)
   return !signal.aborted && !stream.destroyed;
 }
 

@@ -97,6 +97,30 @@ export function oneLineMessage(err: unknown): string {
   return hint ? `${text} (see --help)` : text;
 }
 
+/** The chain under `err` by the standard `cause`, outermost first; it stops at a cycle or after 8 links. */
+export function causesOf(err: unknown): unknown[] {
+  const causes: unknown[] = [];
+  const seen = new Set<unknown>([err]);
+  let next = err instanceof Error ? err.cause : undefined;
+  while (next !== undefined && !seen.has(next) && causes.length < 8) {
+    causes.push(next);
+    seen.add(next);
+    next = next instanceof Error ? next.cause : undefined;
+  }
+  return causes;
+}
+
+/**
+ * What --verbose and DEBUG print for an error: its stack, then one "Caused by [CODE]: …" block per cause with that
+ * cause's own stack, so a wrapped file-system or socket error shows where it came from. `label` heads the first line.
+ */
+export function verboseReport(err: unknown, label: string): string {
+  const text = (e: unknown): string => (e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e));
+  const lines = [`${label}: ${text(err)}`];
+  for (const cause of causesOf(err)) lines.push(`Caused by [${errorCodeForJson(cause)}]: ${text(cause)}`);
+  return lines.join('\n');
+}
+
 /** A missing topic (ERR 5) says how to make it; any other error is returned as it is. */
 export function withTopicHint(err: unknown, topic: string): unknown {
   if (!(err instanceof BrokerError) || err.errorCode !== ErrorCode.TOPIC_MISSING) return err;

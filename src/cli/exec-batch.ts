@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { BatchItem, ItemResult, ProducerRecord } from '../client/index.js';
-import { UsageError } from '../errors.js';
+import { CraterError, UsageError } from '../errors.js';
 import { EnvelopeRenderer } from './exec-render.js';
 import { type EnvelopeEncoding, parseEnvelope } from './render/envelope.js';
 
@@ -33,12 +33,13 @@ export interface ExecResult<T> {
 }
 
 /** A non-zero exit: the batch is retried, then dead-lettered with this message as the reason. */
-export class ExecFailedError extends Error {
+export class ExecFailedError extends CraterError {
   constructor(
     readonly exitCode: number | null,
     readonly signal: NodeJS.Signals | null,
+    options?: { cause?: unknown },
   ) {
-    super(signal ? `command killed by ${signal}` : `command exited with code ${exitCode}`);
+    super('ERR_EXEC_FAILED', signal ? `command killed by ${signal}` : `command exited with code ${exitCode}`, options);
   }
 }
 

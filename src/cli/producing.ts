@@ -80,6 +80,3 @@ export interface SendStats {
   failed: Delivery[];
   requests: number;
 }
-
-// The runner sends every record through a Producer's accumulator (produce-runner.ts).
-export { ProduceRunner, type AccumulatingSender, type RunnerOptions } from './produce-runner.js';

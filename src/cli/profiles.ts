@@ -84,9 +84,11 @@ export function readClientConfig(
   } catch {
     throw new UsageError(`${file} is not valid JSON`);
   }
+  const shape = `${file}: expected {"profiles": {NAME: {broker, username, password, timeout}}}`;
+  if (typeof raw !== 'object' || raw === null) throw new UsageError(shape);
   const doc = raw as { defaultProfile?: unknown; profiles?: unknown };
-  if (typeof doc !== 'object' || doc === null || typeof doc.profiles !== 'object' || doc.profiles === null) {
-    throw new UsageError(`${file}: expected {"profiles": {NAME: {broker, username, password, timeout}}}`);
+  if (typeof doc.profiles !== 'object' || doc.profiles === null) {
+    throw new UsageError(shape);
   }
   if (doc.defaultProfile !== undefined && typeof doc.defaultProfile !== 'string')
     throw new UsageError(`${file}: defaultProfile must be a string`);

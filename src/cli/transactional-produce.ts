@@ -8,7 +8,8 @@
  */
 import type { BackendCodec, Backend as Client, BackendProducer as Producer } from '../client/backend.js';
 import type { AccumulatorOptions } from '../client/index.js';
-import type { PendingRecord, ProduceRunner } from './producing.js';
+import type { ProduceRunner } from './produce-runner.js';
+import type { PendingRecord } from './producing.js';
 
 export type TransactionEnd =
   | { committed: true }

@@ -33,6 +33,14 @@ export function validateString(field: string, value: string, cap: number, min = 
   }
 }
 
+/**
+ * True when `value` is one of `allowed`. It takes `unknown` on purpose: a JavaScript caller (or a config file) can
+ * pass any value where the types name a union, and these checks are what stands between that and the wire.
+ */
+export function isOneOf<T extends string | number>(value: unknown, allowed: readonly T[]): value is T {
+  return (allowed as readonly unknown[]).includes(value);
+}
+
 export function validateBytes(field: string, value: Uint8Array, cap: number = Caps.default): void {
   if (value.length > cap) throw new UsageError(`${field} is ${value.length} bytes, over the cap of ${cap}`);
 }

@@ -77,67 +77,87 @@ export function compactSegments(segments: readonly CleanableSegment[]): Compacti
   const latest = latestByKey(segments);
   const stats: CompactionStats = { outcomes: [], recordsBefore: 0, recordsAfter: 0, fsyncs: 0 };
   segments.forEach((seg, segment) => {
-    const kept: Buffer[] = [];
-    const positions: number[] = [];
-    let size = 0;
-    let total = 0;
-    withReadOnlyFile(seg.logPath, (fd) => {
-      let index = 0;
-      for (const item of scanRecords(fd, seg.size)) {
-        if (!item.ok) break;
-        total++;
-        const at = latest.get(item.record.key.toString('latin1'));
-        if (at?.segment === segment && at.index === index && item.record.value.length > 0) {
-          positions.push(size);
-          kept.push(Buffer.from(item.bytes));
-          size += item.bytes.length;
-        }
-        index++;
-      }
-    });
-    stats.recordsBefore += total;
-    stats.recordsAfter += positions.length;
-    if (positions.length === total && size === seg.size) {
+    const kept = survivors(seg, segment, latest);
+    stats.recordsBefore += kept.total;
+    stats.recordsAfter += kept.positions.length;
+    if (kept.positions.length === kept.total && kept.size === seg.size) {
       stats.outcomes.push({ kind: 'unchanged' });
-      return;
-    }
-    const dir = path.dirname(seg.logPath);
-    if (positions.length === 0) {
-      // The .log goes first: an .index left without its .log is deleted by recovery.
-      fs.rmSync(seg.logPath, { force: true });
-      fs.rmSync(seg.indexPath, { force: true });
-      fsyncDir(dir);
-      stats.fsyncs++;
+    } else if (kept.positions.length === 0) {
+      stats.fsyncs += removeSegment(seg);
       stats.outcomes.push({ kind: 'removed' });
-      return;
+    } else {
+      stats.fsyncs += rewriteSegment(seg, kept);
+      stats.outcomes.push({ kind: 'rewritten', size: kept.size, positions: kept.positions });
     }
-    const index = Buffer.allocUnsafe(positions.length * 8);
-    positions.forEach((p, i) => {
-      index.writeUInt32BE(i, i * 8);
-      index.writeUInt32BE(p, i * 8 + 4);
-    });
-    const cleanedLog = `${seg.logPath}.cleaned`;
-    const cleanedIndex = `${seg.indexPath}.cleaned`;
-    for (const [file, bytes] of [
-      [cleanedLog, Buffer.concat(kept, size)],
-      [cleanedIndex, index],
-    ] as const) {
-      const fd = fs.openSync(file, 'w');
-      try {
-        writeAll(fd, bytes);
-        fs.fsyncSync(fd);
-        stats.fsyncs++;
-      } finally {
-        fs.closeSync(fd);
-      }
-    }
-    fs.renameSync(cleanedLog, seg.logPath);
-    fs.renameSync(cleanedIndex, seg.indexPath);
-    fsyncDir(dir);
-    stats.fsyncs++;
-    stats.outcomes.push({ kind: 'rewritten', size, positions });
   });
   return stats;
+}
+
+/** The records of one segment that survive: each key's latest record, unless it is a tombstone. */
+interface Survivors {
+  records: Buffer[];
+  /** Byte position of each survivor in the rewritten segment. */
+  positions: number[];
+  size: number;
+  /** Records in the segment before compaction. */
+  total: number;
+}
+
+function survivors(seg: CleanableSegment, segment: number, latest: ReadonlyMap<string, Location>): Survivors {
+  const kept: Survivors = { records: [], positions: [], size: 0, total: 0 };
+  withReadOnlyFile(seg.logPath, (fd) => {
+    let index = 0;
+    for (const item of scanRecords(fd, seg.size)) {
+      if (!item.ok) break;
+      kept.total++;
+      const at = latest.get(item.record.key.toString('latin1'));
+      if (at?.segment === segment && at.index === index && item.record.value.length > 0) {
+        kept.positions.push(kept.size);
+        kept.records.push(Buffer.from(item.bytes));
+        kept.size += item.bytes.length;
+      }
+      index++;
+    }
+  });
+  return kept;
+}
+
+/** Deletes a segment nothing survived in; returns the fsyncs issued. */
+function removeSegment(seg: CleanableSegment): number {
+  // The .log goes first: an .index left without its .log is deleted by recovery.
+  fs.rmSync(seg.logPath, { force: true });
+  fs.rmSync(seg.indexPath, { force: true });
+  fsyncDir(path.dirname(seg.logPath));
+  return 1;
+}
+
+/** Writes the survivors as `.cleaned` files, fsyncs them and renames them over the segment; returns the fsyncs. */
+function rewriteSegment(seg: CleanableSegment, kept: Survivors): number {
+  const index = Buffer.allocUnsafe(kept.positions.length * 8);
+  kept.positions.forEach((p, i) => {
+    index.writeUInt32BE(i, i * 8);
+    index.writeUInt32BE(p, i * 8 + 4);
+  });
+  const cleanedLog = `${seg.logPath}.cleaned`;
+  const cleanedIndex = `${seg.indexPath}.cleaned`;
+  let fsyncs = 0;
+  for (const [file, bytes] of [
+    [cleanedLog, Buffer.concat(kept.records, kept.size)],
+    [cleanedIndex, index],
+  ] as const) {
+    const fd = fs.openSync(file, 'w');
+    try {
+      writeAll(fd, bytes);
+      fs.fsyncSync(fd);
+      fsyncs++;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+  fs.renameSync(cleanedLog, seg.logPath);
+  fs.renameSync(cleanedIndex, seg.indexPath);
+  fsyncDir(path.dirname(seg.logPath));
+  return fsyncs + 1;
 }
 
 /**

@@ -2,18 +2,10 @@
  * `crater bench` honours CRATER_BROKER like every network command (issue 16 item 4): with it set, the bench runs
  * against that broker (the report names it, and no fsyncs are reported, which only the embedded broker can count).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliBroker, crater, startCliBroker } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { crater, useCliBroker } from '../helpers/cli.js';
 
-let server: CliBroker;
-
-beforeAll(async () => {
-  server = await startCliBroker();
-});
-
-afterAll(async () => {
-  await server?.cleanup();
-});
+const server = useCliBroker();
 
 describe('bench and CRATER_BROKER', () => {
   it('batch-vs-single runs against the broker CRATER_BROKER names', async () => {

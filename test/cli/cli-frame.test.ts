@@ -85,6 +85,13 @@ describe('BaseCommand contracts (fixture CLI)', () => {
   const base = pathToFileURL(join(root, 'dist/cli/index.js')).href;
   const errors = pathToFileURL(join(root, 'dist/errors.js')).href;
   const commands: Record<string, string> = {
+    wrapped: `export default class extends BaseCommand {
+      async run() {
+        await this.parse(this.constructor);
+        const enoent = Object.assign(new Error("ENOENT: no such file or directory, open 'seg.log'"), { code: 'ENOENT' });
+        throw new StorageError('cannot open the segment', { cause: new Error('recovery failed', { cause: enoent }) });
+      }
+    }`,
     corrupt: `export default class extends BaseCommand {
       async run() { await this.parse(this.constructor); throw new CorruptDataError('seg.log', 42, 'header crc mismatch'); }
     }`,
@@ -140,7 +147,7 @@ describe('BaseCommand contracts (fixture CLI)', () => {
       join(dir, 'package.json'),
       JSON.stringify({ name: 'fixture', version: '1.0.0', type: 'module', oclif }),
     );
-    const header = `import { BaseCommand, ExitCode, connectionFlags, formatHostPort } from '${base}';\nimport { CorruptDataError } from '${errors}';\n`;
+    const header = `import { BaseCommand, ExitCode, connectionFlags, formatHostPort } from '${base}';\nimport { CorruptDataError, StorageError } from '${errors}';\n`;
     for (const [name, body] of Object.entries(commands))
       await writeFile(join(dir, 'commands', `${name}.js`), header + body);
     launcher = join(dir, 'run.js');
@@ -167,6 +174,21 @@ describe('BaseCommand contracts (fixture CLI)', () => {
     expect(verbose.stderr).toMatch(/\n\s+at /);
     const debug = await fixture(['corrupt'], { DEBUG: '1' });
     expect(debug.stderr).toMatch(/\n\s+at /);
+  });
+
+  it('the cause chain: one line by default, each cause with its code and stack under --verbose and DEBUG', async () => {
+    const plain = await fixture(['wrapped']);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr.trim().split('\n')).toEqual(['Error [ERR_STORAGE]: cannot open the segment']);
+    for (const r of [await fixture(['wrapped', '--verbose']), await fixture(['wrapped'], { DEBUG: '1' })]) {
+      const heads = r.stderr.split('\n').filter((line) => !/^\s+at /.test(line) && line !== '');
+      expect(heads).toEqual([
+        'Error [ERR_STORAGE]: StorageError: cannot open the segment',
+        'Caused by [ERR_FAILURE]: Error: recovery failed',
+        "Caused by [ENOENT]: Error: ENOENT: no such file or directory, open 'seg.log'",
+      ]);
+      expect(r.stderr.match(/\n\s+at /g)?.length).toBeGreaterThanOrEqual(3);
+    }
   });
 
   it('--json errors print {"error":{code,message}} on stdout and the line on stderr', async () => {
@@ -248,7 +270,7 @@ describe('BaseCommand contracts (fixture CLI)', () => {
     const result = collect(child);
     await new Promise<void>((done) => {
       let seen = '';
-      child.stderr?.on('data', (d: Buffer) => {
+      child.stderr.on('data', (d: Buffer) => {
         seen += d.toString();
         if (seen.includes('ready')) done();
       });

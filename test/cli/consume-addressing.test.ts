@@ -3,29 +3,18 @@
  * -p N (repeatable), several topics, a closed pipe that skips nothing, and a --group reader that is a live member.
  * The built binary against one in-process broker (port 0, temp dir); records are placed with produce -p.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
-import {
-  type CliBroker,
-  type CliResult,
-  createTopic as createTopicAt,
-  crater as run,
-  jsonLines,
-  spawnCrater,
-  startCliBroker,
-} from '../helpers/cli.js';
+import { type CliResult, jsonLines, spawnCrater, useCliBroker } from '../helpers/cli.js';
 
-let server: CliBroker;
-let address: string;
+const server = useCliBroker();
 
-function crater(args: string[], input?: string | Buffer): Promise<CliResult> {
-  return run(args, input, { broker: address });
-}
+const { crater } = server;
 
 const values = (r: CliResult): string[] => jsonLines(r.stdout).map((e) => `${e.partition}:${e.value.utf8}`);
 
 async function describeGroup(group: string) {
-  const client = await connect({ broker: address });
+  const client = await connect({ broker: server.address });
   try {
     return await client.describeGroup(group);
   } finally {
@@ -43,18 +32,12 @@ async function until(check: () => Promise<boolean>, deadlineMs = 20_000): Promis
 }
 
 beforeAll(async () => {
-  server = await startCliBroker();
-  ({ address } = server);
-  await createTopicAt(address, 'addr', 2);
-  await createTopicAt(address, 'other', 1);
+  await server.createTopic('addr', 2);
+  await server.createTopic('other', 1);
   expect((await crater(['produce', 'addr', '-p', '1'], 'a1\na2\na3\na4\na5\n')).code).toBe(0);
   expect((await crater(['produce', 'addr', '-p', '2'], 'b1\nb2\nb3\nb4\nb5\n')).code).toBe(0);
   expect((await crater(['produce', 'other'], 'o1\n')).code).toBe(0);
 }, 60_000);
-
-afterAll(async () => {
-  await server?.cleanup();
-});
 
 describe('--from and -p', () => {
   it('-p 2 --from beginning reads only partition 2; -p repeats', async () => {
@@ -87,7 +70,7 @@ describe('--from and -p', () => {
   });
 
   it('--from @TIMESTAMP_MS starts at the first record stamped at or after it', async () => {
-    await createTopicAt(address, 'timed', 1);
+    await server.createTopic('timed', 1);
     await crater(['produce', 'timed'], 'old1\nold2\n');
     const old = jsonLines((await crater(['consume', 'timed', '--from', 'beginning', '-e', '--json'])).stdout);
     const after = Math.max(...old.map((e) => Number(e.timestamp))) + 1;
@@ -97,7 +80,7 @@ describe('--from and -p', () => {
   });
 
   it('--from end with a group reads only what is produced afterwards', async () => {
-    await createTopicAt(address, 'tail', 1);
+    await server.createTopic('tail', 1);
     await crater(['produce', 'tail'], 'before\n');
     const moved = await crater(['consume', 'tail', '--group', 'tailers', '--from', 'end', '-e', '--json']);
     expect([moved.code, moved.stdout]).toEqual([0, '']);
@@ -123,10 +106,10 @@ describe('--from and -p', () => {
 
 describe('reading does not surprise', () => {
   it('consume --group | head -1, then the same group again: no record is skipped', async () => {
-    await createTopicAt(address, 'nopipe-loss', 1);
+    await server.createTopic('nopipe-loss', 1);
     const lines = Array.from({ length: 3000 }, (_, i) => `v${i}-${'x'.repeat(60)}`);
     expect((await crater(['produce', 'nopipe-loss', '--batch', '1000'], lines.join('\n'))).code).toBe(0);
-    const child = spawnCrater(['consume', 'nopipe-loss', '--group', 'piped', '--json'], { broker: address });
+    const child = spawnCrater(['consume', 'nopipe-loss', '--group', 'piped', '--json'], { broker: server.address });
     child.child.stdin.end();
     const first = await new Promise<string>((resolve) => {
       let buf = '';
@@ -150,7 +133,7 @@ describe('reading does not surprise', () => {
   }, 60_000);
 
   it('a --group reader is a live member of its group while it runs, and leaves on Ctrl-C', async () => {
-    const child = spawnCrater(['consume', 'other', '--group', 'live-g', '--json'], { broker: address });
+    const child = spawnCrater(['consume', 'other', '--group', 'live-g', '--json'], { broker: server.address });
     child.child.stdin.end();
     let stdout = '';
     child.child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));

@@ -9,22 +9,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, connect, type FetchedRecord } from '../../src/client/index.js';
-import { type CliBroker, crater as run, createTopic, jsonLines, spawnCrater, startCliBroker } from '../helpers/cli.js';
+import { crater as run, jsonLines, spawnCrater, useCliBroker } from '../helpers/cli.js';
 import { until } from '../helpers/sleep-clock.js';
 
-let server: CliBroker;
+const server = useCliBroker();
 let dir: string;
 let client: Client;
 
 beforeAll(async () => {
-  server = await startCliBroker();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crater-exec-'));
   client = await connect({ broker: server.address });
+  // Returned, so it runs only once the client exists (and before the broker stops).
+  return async () => {
+    await client.close();
+  };
 });
 
-afterAll(async () => {
-  await client?.close();
-  await server?.cleanup();
+afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -66,7 +67,7 @@ async function committedAll(group: string, topic: string): Promise<boolean> {
 
 describe('consume --exec', () => {
   it('poison records end in TOPIC.dlq; every other record is processed exactly once; outcome lines are honoured', async () => {
-    await createTopic(server.address, 'scans', 3);
+    await server.createTopic('scans', 3);
     const values = Array.from({ length: 60 }, (_, i) => (i % 7 === 3 ? `poison-${i}` : `scan-${i}`));
     await produce('scans', values);
     const out = path.join(dir, 'processed.jsonl');
@@ -111,7 +112,7 @@ describe('consume --exec', () => {
   });
 
   it('a non-zero exit retries the whole batch (CRATER_RETRY_ATTEMPT counts), then dead-letters each record', async () => {
-    await createTopic(server.address, 'flaky', 1);
+    await server.createTopic('flaky', 1);
     await produce('flaky', ['a', 'b', 'c']);
     const seen = path.join(dir, 'attempts.txt');
     const cmd = script(
@@ -146,7 +147,7 @@ describe('consume --exec', () => {
   });
 
   it('--filter drops records without running CMD on them, and their offsets still commit', async () => {
-    await createTopic(server.address, 'mixed', 1);
+    await server.createTopic('mixed', 1);
     await produce('mixed', ['eu-1', 'test-2', 'us-3', 'eu-4']);
     const out = path.join(dir, 'filtered.txt');
     const cmd = script(
@@ -229,7 +230,7 @@ describe('consume --exec', () => {
   });
 
   it('refuses a burst below the batch size, and flags that make no sense with --exec', async () => {
-    await createTopic(server.address, 'refuse', 1);
+    await server.createTopic('refuse', 1);
     const burst = await crater([
       'consume',
       'refuse',
@@ -250,8 +251,8 @@ describe('consume --exec', () => {
   });
 
   it('--transactional: produce lines and offsets commit together; a SIGKILL mid-batch loses and duplicates nothing', async () => {
-    await createTopic(server.address, 'in', 1);
-    await createTopic(server.address, 'out', 1);
+    await server.createTopic('in', 1);
+    await server.createTopic('out', 1);
     const values = Array.from({ length: 30 }, (_, i) => `r${i}`);
     await produce('in', values);
     const hold = path.join(dir, 'hold');
@@ -301,7 +302,7 @@ describe('consume --exec', () => {
   });
 
   it('SIGINT lets the running batch finish, commits it, and exits 130', async () => {
-    await createTopic(server.address, 'slow', 1);
+    await server.createTopic('slow', 1);
     await produce('slow', ['x', 'y']);
     const fifo = path.join(dir, 'go');
     execFileSync('mkfifo', [fifo]);

@@ -9,18 +9,16 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliBroker, crater, repoRoot, startCliBroker } from '../helpers/cli.js';
+import { crater, repoRoot, useCliBroker } from '../helpers/cli.js';
 
-let server: CliBroker;
+const server = useCliBroker();
 let tmp: string;
 
 beforeAll(async () => {
-  server = await startCliBroker();
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'crater-errors-'));
 });
 
 afterAll(async () => {
-  await server?.cleanup();
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 });
 

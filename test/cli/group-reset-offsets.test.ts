@@ -3,37 +3,21 @@
  * new offsets and moves nothing; --execute commits them (consume then reads from there); a group with a live member
  * is refused. Built binary, in-process broker on port 0.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
-import {
-  type CliBroker,
-  type CliResult,
-  createTopic,
-  crater as run,
-  jsonLines,
-  startCliBroker,
-} from '../helpers/cli.js';
+import { jsonLines, useCliBroker } from '../helpers/cli.js';
 
-let server: CliBroker;
-let address: string;
+const server = useCliBroker();
 
-function crater(args: string[], input?: string): Promise<CliResult> {
-  return run(args, input, { broker: address });
-}
+const { crater } = server;
 
 beforeAll(async () => {
-  server = await startCliBroker();
-  ({ address } = server);
-  await createTopic(address, 'ledger', 2);
+  await server.createTopic('ledger', 2);
   await crater(['produce', 'ledger', '-p', '1'], 'a1\na2\na3\n');
   await crater(['produce', 'ledger', '-p', '2'], 'b1\nb2\n');
   // The group reads everything, so its committed offsets are the log ends.
   expect((await crater(['consume', 'ledger', '--group', 'acct', '-e'])).code).toBe(0);
 }, 60_000);
-
-afterAll(async () => {
-  await server?.cleanup();
-});
 
 describe('group reset-offsets', () => {
   it('--dry-run reports current and target offsets and changes nothing', async () => {
@@ -80,7 +64,7 @@ describe('group reset-offsets', () => {
   });
 
   it('is refused (exit 1) while the group has a live member, and needs --dry-run or --execute (exit 2)', async () => {
-    const member = await connect({ broker: address });
+    const member = await connect({ broker: server.address });
     try {
       await member.joinGroup('acct', ['ledger']);
       const r = await crater(['group', 'reset-offsets', 'acct', 'ledger', '--to', 'earliest', '--execute', '--json']);

@@ -5,20 +5,12 @@
  * seconds), and offset columns name their unit. Help pages are rendered in-process from the built manifest.
  */
 import { Config } from '@oclif/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import CraterHelp from '../../src/cli/help.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
-import { type CliBroker, crater, createTopic, repoRoot, startCliBroker } from '../helpers/cli.js';
+import { crater, repoRoot, useCliBroker } from '../helpers/cli.js';
 
-let server: CliBroker;
-
-beforeAll(async () => {
-  server = await startCliBroker();
-});
-
-afterAll(async () => {
-  await server?.cleanup();
-});
+const server = useCliBroker();
 
 /** The help text without colour. */
 function plain(text: string): string {
@@ -64,7 +56,7 @@ describe('help pages', () => {
 
 describe('one vocabulary', () => {
   it('topic alter --set retention=2d sends whole seconds; a bad duration is a usage error', async () => {
-    await createTopic(server.address, 'vocab');
+    await server.createTopic('vocab');
     const env = { broker: server.address };
     const r = await crater(['topic', 'alter', 'vocab', '--set', 'retention=2d', '--json'], '', env);
     expect(r.code, r.stderr).toBe(0);

@@ -8,29 +8,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
-import {
-  type CliBroker,
-  type CliResult,
-  createTopic as createTopicAt,
-  crater as run,
-  jsonLines,
-  spawnCrater,
-  startCliBroker,
-} from '../helpers/cli.js';
+import { jsonLines, spawnCrater, useCliBroker } from '../helpers/cli.js';
 
-let server: CliBroker;
-let address: string;
+const server = useCliBroker();
 let tmp: string;
 
-function crater(args: string[], input?: string | Buffer): Promise<CliResult> {
-  return run(args, input, { broker: address });
-}
+const { crater } = server;
 
-const createTopic = (name: string, partitions = 1): Promise<void> => createTopicAt(address, name, partitions);
+const { createTopic } = server;
 
 /** Every record of `topic` as partition:value, read through a throwaway group. */
 async function stored(topic: string): Promise<string[]> {
-  const client = await connect({ broker: address });
+  const client = await connect({ broker: server.address });
   try {
     const out: string[] = [];
     for (;;) {
@@ -45,13 +34,10 @@ async function stored(topic: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  server = await startCliBroker();
-  ({ address } = server);
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'crater-produce-'));
 });
 
 afterAll(async () => {
-  await server?.cleanup();
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 });
 
@@ -59,7 +45,7 @@ describe('a closed pipe loses nothing', () => {
   it('produce --json | head -1: reports stop, one stderr line says so, every input record lands', async () => {
     await createTopic('pipe');
     const input = Array.from({ length: 5000 }, (_, i) => String(i + 1)).join('\n') + '\n';
-    const child = spawnCrater(['produce', 'pipe', '--json'], { broker: address });
+    const child = spawnCrater(['produce', 'pipe', '--json'], { broker: server.address });
     child.child.stdin.end(input);
     const first = await new Promise<string>((resolve) => {
       let buf = '';
@@ -138,7 +124,7 @@ describe('addressing and record boundaries', () => {
 describe('interrupts', () => {
   it('Ctrl-C stops reading input, prints what was produced and exits 130; what was read has landed', async () => {
     await createTopic('interrupted');
-    const child = spawnCrater(['produce', 'interrupted', '--batch-size', '2'], { broker: address });
+    const child = spawnCrater(['produce', 'interrupted', '--batch-size', '2'], { broker: server.address });
     child.child.stdin.write('one\ntwo\nthree\n');
     // Poll until the first full batch has landed; stdin stays open, so only the interrupt can end the run.
     const deadline = Date.now() + 30_000;

@@ -3,36 +3,16 @@
  * builds first, so dist/ and the manifest are current.
  */
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
 import { decodeBytes } from '../../src/cli/render/envelope.js';
-import {
-  type CliBroker,
-  type CliResult,
-  createTopic as createTopicAt,
-  crater as run,
-  jsonLines,
-  spawnCrater,
-  startCliBroker,
-} from '../helpers/cli.js';
+import { jsonLines, spawnCrater, useCliBroker } from '../helpers/cli.js';
 
-let server: CliBroker;
-let address: string;
+const server = useCliBroker();
 
-function crater(args: string[], input?: string | Buffer, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return run(args, input, { broker: address, env });
-}
+const { crater } = server;
 
-const createTopic = (name: string, partitions: number): Promise<void> => createTopicAt(address, name, partitions);
-
-beforeAll(async () => {
-  server = await startCliBroker();
-  ({ address } = server);
-});
-
-afterAll(async () => {
-  await server?.cleanup();
-});
+const { createTopic } = server;
 
 const binaryKey = Buffer.from([0x00, 0xff, 0x0a, 0x0d, 0xc3, 0x28]);
 const binaryValue = Buffer.from([0xde, 0xad, 0x00, 0xbe, 0xef]);
@@ -85,7 +65,7 @@ describe('produce → consume round trip', () => {
     // The consumer's output is producer input as it stands.
     const copied = await crater(['produce', 'rt-copy', '--input', 'jsonl', '--batch', '10'], consumed.stdout);
     expect(copied.code).toBe(0);
-    const client = await connect({ broker: address });
+    const client = await connect({ broker: server.address });
     try {
       const { records } = await client.fetch('rt-copy', 'verify', { maxRecords: 10, headers: true });
       const original = records.find((r) => r.value.equals(binaryValue));
@@ -195,7 +175,7 @@ describe('consume', () => {
     expect(jsonLines(r.stdout)).toHaveLength(6);
     const group = /as group (crater-cli-[0-9a-f]{8})/.exec(r.stderr)?.[1];
     expect(group).toBeDefined();
-    const client = await connect({ broker: address });
+    const client = await connect({ broker: server.address });
     try {
       expect((await client.listGroups()).map((g) => g.groupId)).not.toContain(group);
     } finally {
@@ -207,7 +187,7 @@ describe('consume', () => {
     await createTopic('many', 1);
     const lines = Array.from({ length: 3000 }, (_, i) => `value-${i}-${'x'.repeat(100)}`).join('\n');
     expect((await crater(['produce', 'many', '--batch', '1000'], lines)).code).toBe(0);
-    const run = spawnCrater(['consume', 'many', '--from', 'beginning', '--json'], { broker: address });
+    const run = spawnCrater(['consume', 'many', '--from', 'beginning', '--json'], { broker: server.address });
     const child = run.child;
     child.stdin.end();
     const firstLine = await new Promise<string>((resolve) => {

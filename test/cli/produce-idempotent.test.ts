@@ -3,20 +3,15 @@
  * land once through one producer session, --json reports one delivery per record, --batch over the idempotent cap
  * of 1,024 goes out in capped requests, and batch frames leave room for the producer fields under the frame limit.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../src/storage/partition-log.js';
-import { type CliBroker, crater, createTopic, jsonLines, startCliBroker } from '../helpers/cli.js';
+import { crater, createTopic, jsonLines, useCliBroker } from '../helpers/cli.js';
 
-let temp: CliBroker;
+const temp = useCliBroker();
 let address: string;
 
 beforeAll(async () => {
-  temp = await startCliBroker();
   ({ address } = temp);
-});
-
-afterAll(async () => {
-  await temp?.cleanup();
 });
 
 function stored(topic: string): LogRecord[] {

@@ -5,22 +5,21 @@
  * of an aborted one. `npm test` builds first, so dist/ is current.
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/client.js';
 import { TxnState } from '../../src/storage/txn-state-codec.js';
 import { eventually } from '../helpers/eventually.js';
 import {
-  type CliBroker,
   type CliResult,
   type CliRun,
   createTopic as createTopicAt,
   crater as run,
   spawnCrater as spawnAt,
-  startCliBroker,
+  useCliBroker,
 } from '../helpers/cli.js';
 
-let server: CliBroker;
+const server = useCliBroker();
 let broker: Broker;
 let dataDir: string;
 let address: string;
@@ -68,12 +67,7 @@ async function untilAppended(topic: string, n: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  server = await startCliBroker();
   ({ broker, dataDir, address } = server);
-});
-
-afterAll(async () => {
-  await server?.cleanup();
 });
 
 describe('crater produce --transactional', () => {

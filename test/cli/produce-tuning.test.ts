@@ -4,19 +4,14 @@
  * acked, --stats prints Kafka's metric names on stderr, and a delivery timeout shorter than linger + timeout is a
  * usage error that sends nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliBroker, crater, createTopic, jsonLines, startCliBroker } from '../helpers/cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { crater, createTopic, jsonLines, useCliBroker } from '../helpers/cli.js';
 
-let temp: CliBroker;
+const temp = useCliBroker();
 let address: string;
 
 beforeAll(async () => {
-  temp = await startCliBroker();
   ({ address } = temp);
-});
-
-afterAll(async () => {
-  await temp?.cleanup();
 });
 
 const produce = (topic: string, flags: string[], input: string) =>

@@ -9,9 +9,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliBroker, type CliResult, crater as run, createTopic, startCliBroker } from '../helpers/cli.js';
+import { type CliResult, crater as run, useCliBroker } from '../helpers/cli.js';
 
-let server: CliBroker;
+const server = useCliBroker();
 let tmp: string;
 let file: string;
 let closedAddress: string;
@@ -21,8 +21,7 @@ function crater(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult>
 }
 
 beforeAll(async () => {
-  server = await startCliBroker();
-  await createTopic(server.address, 'from-profile');
+  await server.createTopic('from-profile');
   const probe = net.createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   closedAddress = `127.0.0.1:${(probe.address() as net.AddressInfo).port}`;
@@ -41,7 +40,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.cleanup();
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 });
 

@@ -3,26 +3,18 @@
  * nothing extra when stderr is a pipe. The terminal is a real pseudo-terminal (test/helpers/pty.ts); stdout stays a
  * pipe, so records and progress never share a screen. Real broker in-process on port 0, the built binary as a child.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliBroker, createTopic, spawnCrater, startCliBroker } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { spawnCrater, useCliBroker } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { ptyAvailable, spawnCraterOnPty } from '../helpers/pty.js';
 
-let server: CliBroker;
-
-beforeAll(async () => {
-  server = await startCliBroker();
-});
-
-afterAll(async () => {
-  await server?.cleanup();
-});
+const server = useCliBroker();
 
 const RATE = /\d[\d,]* records\/s/;
 
 describe.skipIf(!ptyAvailable())('progress line', () => {
   it('consume shows "consuming T: N records, R records/s" on a terminal stderr, records on the stdout pipe', async () => {
-    await createTopic(server.address, 'progress-consume');
+    await server.createTopic('progress-consume');
     const seed = spawnCrater(['produce', 'progress-consume'], { broker: server.address });
     seed.child.stdin.end('a\nb\nc\n');
     expect((await seed.done).code).toBe(0);
@@ -41,7 +33,7 @@ describe.skipIf(!ptyAvailable())('progress line', () => {
   });
 
   it('consume in a pipe writes only the closing summary on stderr, no progress line', async () => {
-    await createTopic(server.address, 'progress-consume-pipe');
+    await server.createTopic('progress-consume-pipe');
     const seed = spawnCrater(['produce', 'progress-consume-pipe'], { broker: server.address });
     seed.child.stdin.end('a\nb\nc\n');
     expect((await seed.done).code).toBe(0);
@@ -60,7 +52,7 @@ describe.skipIf(!ptyAvailable())('progress line', () => {
   });
 
   it('produce shows "producing to T: N records, R records/s" on a terminal stderr while input flows', async () => {
-    await createTopic(server.address, 'progress-produce');
+    await server.createTopic('progress-produce');
     const run = spawnCraterOnPty(['produce', 'progress-produce'], { broker: server.address });
     // Deliveries are counted as the next record is read, so the input keeps flowing, a line per poll, until the
     // terminal shows a count.
@@ -85,7 +77,7 @@ describe.skipIf(!ptyAvailable())('progress line', () => {
   });
 
   it('produce in a pipe writes only the closing summary on stderr, no progress line', async () => {
-    await createTopic(server.address, 'progress-produce-pipe');
+    await server.createTopic('progress-produce-pipe');
     const run = spawnCrater(['produce', 'progress-produce-pipe'], { broker: server.address });
     run.child.stdin.end('a\nb\nc\n');
     const r = await run.done;

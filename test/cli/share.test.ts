@@ -5,19 +5,16 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { connect } from '../../src/client/index.js';
-import { type CliBroker, type CliResult, crater as run, startCliBroker } from '../helpers/cli.js';
+import { useCliBroker } from '../helpers/cli.js';
 
 // Every case runs the built binary several times; on a loaded machine each start takes seconds.
 vi.setConfig({ testTimeout: 120_000 });
 
-let server: CliBroker;
-let address: string;
+const server = useCliBroker();
 
-function crater(args: string[], input = ''): Promise<CliResult> {
-  return run(args, input, { broker: address });
-}
+const { crater } = server;
 
 async function json(args: string[]): Promise<any> {
   const r = await crater([...args, '--json']);
@@ -26,7 +23,7 @@ async function json(args: string[]): Promise<any> {
 }
 
 async function produce(topic: string, values: string[]): Promise<void> {
-  const c = await connect({ broker: address });
+  const c = await connect({ broker: server.address });
   try {
     await c.produceBatch(
       topic,
@@ -36,15 +33,6 @@ async function produce(topic: string, values: string[]): Promise<void> {
     await c.close();
   }
 }
-
-beforeAll(async () => {
-  server = await startCliBroker();
-  ({ address } = server);
-});
-
-afterAll(async () => {
-  await server?.cleanup();
-});
 
 describe('share consume', () => {
   it('prints records as JSON lines with deliveryCount; release hands them back with the count raised', async () => {
@@ -131,7 +119,7 @@ describe('share describe, list, alter, reset, state', () => {
 
   it('reset is refused while a member is active', async () => {
     await json(['topic', 'create', 'busy', '--partitions', '1']);
-    const c = await connect({ broker: address });
+    const c = await connect({ broker: server.address });
     try {
       const m = await c.shareConsumer({ group: 'g4', topics: ['busy'] });
       const r = await crater(['share', 'reset', 'g4', '--to', 'latest']);

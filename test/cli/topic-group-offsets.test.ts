@@ -2,31 +2,19 @@
  * topic, group and offsets commands through the built binary against one in-process broker: their --json shapes
  * (contracts) and their human output.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
-import { type CliBroker, type CliResult, crater as run, startCliBroker } from '../helpers/cli.js';
+import { useCliBroker } from '../helpers/cli.js';
 
-let server: CliBroker;
-let address: string;
+const server = useCliBroker();
 
-function crater(args: string[], input = ''): Promise<CliResult> {
-  return run(args, input, { broker: address });
-}
+const { crater } = server;
 
 async function json(args: string[]): Promise<any> {
   const r = await crater([...args, '--json']);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
-
-beforeAll(async () => {
-  server = await startCliBroker();
-  ({ address } = server);
-});
-
-afterAll(async () => {
-  await server?.cleanup();
-});
 
 describe('topic', () => {
   it('create, list, describe, alter, add-partitions and delete, each with its --json shape', async () => {
@@ -68,7 +56,7 @@ describe('topic', () => {
 
 describe('offsets and group', () => {
   it('offsets: earliest, latest, high watermark, LSO and lag per --group; group list/describe/delete', async () => {
-    const client = await connect({ broker: address });
+    const client = await connect({ broker: server.address });
     try {
       await client.createTopic('lag', 2);
     } finally {

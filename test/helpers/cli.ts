@@ -7,6 +7,8 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import type { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/client.js';
 import { type TempBroker, startTempBroker } from './temp-broker.js';
 
@@ -92,4 +94,50 @@ export interface CliBroker extends TempBroker {
 export async function startCliBroker(): Promise<CliBroker> {
   const temp = await startTempBroker({ port: 0 });
   return { ...temp, address: `127.0.0.1:${temp.port}` };
+}
+
+/** What a CLI test file uses of its broker once `useCliBroker` started it. */
+export interface CliBrokerScope {
+  readonly broker: Broker;
+  readonly dataDir: string;
+  readonly port: number;
+  readonly address: string;
+  /** `crater ARGS` against this broker, with `input` on stdin and `env` added to the child's environment. */
+  crater(args: string[], input?: string | Buffer, env?: NodeJS.ProcessEnv): Promise<CliResult>;
+  createTopic(name: string, partitions?: number): Promise<void>;
+}
+
+/**
+ * One broker for a CLI test file: started in a beforeAll registered here (so it runs before the file's own), and
+ * cleaned up in an afterAll that runs after the file's own, also when the start failed part-way. Its fields throw
+ * when read before the start.
+ */
+export function useCliBroker(): CliBrokerScope {
+  let server: CliBroker | undefined;
+  beforeAll(async () => {
+    server = await startCliBroker();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.cleanup();
+  });
+  const started = (): CliBroker => {
+    if (!server) throw new Error('the CLI broker is started in beforeAll');
+    return server;
+  };
+  return {
+    get broker() {
+      return started().broker;
+    },
+    get dataDir() {
+      return started().dataDir;
+    },
+    get port() {
+      return started().port;
+    },
+    get address() {
+      return started().address;
+    },
+    crater: (args, input, env = {}) => crater(args, input, { broker: started().address, env }),
+    createTopic: (name, partitions = 1) => createTopic(started().address, name, partitions),
+  };
 }

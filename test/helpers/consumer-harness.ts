@@ -15,14 +15,20 @@ import { RawClient } from './raw-client.js';
 import { tempDataDir } from './temp-broker.js';
 
 export class ConsumerHarness {
-  broker!: Broker;
+  private started: Broker | undefined;
   dataDir: string | undefined;
   private readonly clients: RawClient[] = [];
 
   async start(topics: Array<{ name: string; partitions: number }>): Promise<Broker> {
     this.dataDir ??= await tempDataDir();
-    this.broker = await Broker.start({ dataDir: this.dataDir, topics });
-    return this.broker;
+    this.started = await Broker.start({ dataDir: this.dataDir, topics });
+    return this.started;
+  }
+
+  /** The running broker; a test that reads it before `start` fails here, not on `undefined`. */
+  get broker(): Broker {
+    if (!this.started) throw new Error('ConsumerHarness.start() was not called');
+    return this.started;
   }
 
   /** Closes the clients and stops the broker, keeping the data dir. */
@@ -48,7 +54,7 @@ export class ConsumerHarness {
 
   async cleanup(): Promise<void> {
     await this.closeClients();
-    await this.broker?.stop();
+    await this.started?.stop();
     if (this.dataDir) await fs.rm(this.dataDir, { recursive: true, force: true });
     this.dataDir = undefined;
   }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type BatchConsumerEvent, type Client, type FetchedRecord, MessageBatch } from '../../src/client/index.js';
+import { type BatchConsumerEvent, type FetchedRecord, MessageBatch } from '../../src/client/index.js';
 import { decodeDlqEnvelope } from '../../src/protocol/dlq-envelope.js';
 import { crashableBatchConsumer } from '../helpers/batch-harness.js';
+import { committed, ends, fill } from '../helpers/batch-setup.js';
 import { ManualClock, until } from '../helpers/sleep-clock.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
@@ -12,23 +13,6 @@ const env = useTempBroker({
     { name: 'out', partitions: 1 },
   ],
 });
-
-const fill = (c: Client, topic: string, n: number, prefix = 'v') =>
-  c.produceBatch(
-    topic,
-    Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })),
-  );
-
-async function committed(c: Client, group: string, topic: string): Promise<Map<number, bigint>> {
-  const d = await c
-    .describeGroup(group)
-    .catch(() => ({ offsets: [] as Array<{ topic: string; partition: number; offset: bigint }> }));
-  return new Map(d.offsets.filter((o) => o.topic === topic).map((o) => [o.partition, o.offset]));
-}
-
-async function ends(c: Client, topic: string): Promise<Map<number, bigint>> {
-  return new Map((await c.listOffsets(topic)).partitions.map((p) => [p.partition, p.latest]));
-}
 
 async function readAll(topic: string, isolation?: 'read_committed'): Promise<FetchedRecord[]> {
   const reader = await env.client();

@@ -8,6 +8,7 @@ import {
   type MessageBatch,
 } from '../../src/client/index.js';
 import { UsageError } from '../../src/errors.js';
+import { committed, ends, fill } from '../helpers/batch-setup.js';
 import { ManualClock, until } from '../helpers/sleep-clock.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
@@ -21,23 +22,6 @@ const env = useTempBroker({
 async function setup(): Promise<Client> {
   await env.start();
   return env.client();
-}
-
-const fill = (c: Client, topic: string, n: number, prefix = 'v') =>
-  c.produceBatch(
-    topic,
-    Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: `${prefix}${i}` })),
-  );
-
-async function committed(c: Client, group: string, topic: string): Promise<Map<number, bigint>> {
-  const d = await c
-    .describeGroup(group)
-    .catch(() => ({ offsets: [] as Array<{ topic: string; partition: number; offset: bigint }> }));
-  return new Map(d.offsets.filter((o) => o.topic === topic).map((o) => [o.partition, o.offset]));
-}
-
-async function ends(c: Client, topic: string): Promise<Map<number, bigint>> {
-  return new Map((await c.listOffsets(topic)).partitions.map((p) => [p.partition, p.latest]));
 }
 
 describe('batch consumer: accumulation', () => {

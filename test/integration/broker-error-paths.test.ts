@@ -10,9 +10,11 @@ import type { Logger } from '../../src/broker/core.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { CreateTopicRequest } from '../../src/protocol/messages/create-topic.js';
 import { FetchRequest } from '../../src/protocol/messages/fetch.js';
+import { InitProducerIdRequest, ProducerIdReply } from '../../src/protocol/messages/init-producer-id.js';
 import { NackRequest } from '../../src/protocol/messages/nack.js';
+import { ProduceBatchAckReply, ProduceBatchRequest } from '../../src/protocol/messages/produce-batch.js';
 import { ProduceAckReply, ProduceRequest } from '../../src/protocol/messages/produce.js';
-import { FetchFlag, Op } from '../../src/protocol/opcodes.js';
+import { BatchFlag, FetchFlag, Op } from '../../src/protocol/opcodes.js';
 import type { RawClient } from '../helpers/raw-client.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
@@ -27,6 +29,12 @@ function recordingLogger(): { logger: Logger; errors: string[] } {
   };
 }
 
+async function expectNoDataDir(message: string): Promise<void> {
+  for (const spelling of new Set([env.dataDir, path.resolve(env.dataDir), await fs.realpath(env.dataDir)])) {
+    expect(message).not.toContain(spelling);
+  }
+}
+
 async function expectPathFreeError(
   c: RawClient,
   reply: Promise<import('../../src/protocol/frame-decoder.js').Frame>,
@@ -34,9 +42,7 @@ async function expectPathFreeError(
   const frame = await reply;
   const err = c.error(frame);
   expect(err, `expected an ERROR, got op 0x${frame.op.toString(16)}`).toBeDefined();
-  for (const spelling of new Set([env.dataDir, path.resolve(env.dataDir), await fs.realpath(env.dataDir)])) {
-    expect(err!.message).not.toContain(spelling);
-  }
+  await expectNoDataDir(err!.message);
   expect(err!.message).not.toMatch(/\/partition-\d+\/|\.log\b/);
   return err!.message;
 }
@@ -83,5 +89,35 @@ describe('error replies carry no server paths', () => {
     expect(c.error(await c.request(CreateTopicRequest, { name: 'blocked', numPartitions: 1 }))?.code).toBe(
       ErrorCode.INTERNAL,
     );
+  });
+
+  it('an idempotent PRODUCE_BATCH that stops part-way acks the prefix with a cleaned message', async () => {
+    await env.start({ topics: [{ name: 'orders', partitions: 1 }], segmentBytes: 4096 });
+    const c = await env.raw();
+    const init = c.decode(ProducerIdReply, await c.request(InitProducerIdRequest, { producerName: 'app' }));
+    // The partition's directory goes away under the open segment: the batch's first records still land in it, and
+    // the roll to a new segment fails to open its file (ENOENT, the full path in Node's message).
+    const partitionDir = path.join(env.dataDir, 'orders', 'partition-1');
+    await fs.rm(partitionDir, { recursive: true });
+    const records = Array.from({ length: 10 }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.alloc(1000, i) }));
+    const reply = c.decode(
+      ProduceBatchAckReply,
+      await c.request(ProduceBatchRequest, {
+        flags: BatchFlag.IDEMPOTENT,
+        codec: 0,
+        topic: 'orders',
+        producerId: init.producerId,
+        baseSeq: 0,
+        epoch: init.epoch,
+        records,
+      }),
+    );
+    await fs.mkdir(partitionDir); // for the broker's own shutdown checkpoint
+    expect(reply.errorCode).toBe(ErrorCode.INTERNAL);
+    expect(reply.acks.length).toBeGreaterThan(0);
+    expect(reply.acks.length).toBeLessThan(records.length);
+    // The same cleaning as the plain PRODUCE_BATCH ack and every ERROR reply: the data dir is replaced.
+    expect(reply.errorMessage).toMatch(/^\d+ of 10 records appended: .*ENOENT.*<data-dir>/);
+    await expectNoDataDir(reply.errorMessage);
   });
 });

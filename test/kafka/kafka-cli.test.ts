@@ -3,7 +3,7 @@
  * produce/consume with Kafka's units, the JSONL envelope byte for byte, offsets with lag, groups, and what Kafka
  * cannot do refused with an error naming the backend.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { KafkaBackend } from '../../src/client/kafka/kafka-backend.js';
 import { crater, jsonLines, spawnCrater } from '../helpers/cli.js';
 import { bootstrap, noKafka, openKafka, pollUntil, uniqueName } from './helpers.js';
@@ -14,9 +14,7 @@ describe.skipIf(noKafka)('crater CLI on Kafka', () => {
   let kafka: KafkaBackend;
   beforeAll(async () => {
     kafka = await openKafka();
-  });
-  afterAll(async () => {
-    await kafka?.close();
+    return () => kafka.close();
   });
 
   it('creates, lists, describes, alters, grows and deletes a topic, saying it is on Kafka', async () => {

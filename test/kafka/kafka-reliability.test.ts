@@ -3,7 +3,7 @@
  * replication factor 3 and min.insync.replicas 2 (the cluster's defaults, scripts/kafka-cluster.sh), and restarted
  * afterwards so the suite's later files find a full cluster again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { FetchedRecord } from '../../src/client/backend.js';
 import type { KafkaBackend } from '../../src/client/kafka/kafka-backend.js';
 import { alterGroupOffsets } from '../../src/client/kafka/kafka-admin.js';
@@ -44,9 +44,7 @@ describe.skipIf(noKafka)('Kafka with a broker SIGKILLed mid-stream', () => {
   let kafka: KafkaBackend;
   beforeAll(async () => {
     kafka = await openKafka();
-  });
-  afterAll(async () => {
-    await kafka?.close();
+    return () => kafka.close();
   });
 
   it(

@@ -10,7 +10,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { Nack, NackAck } from '../../protocol/messages/nack.js';
 import type { LogRecord } from '../../storage/partition-log.js';
 import { RecordAttr } from '../../storage/record.js';
-import type { Logger } from '../core.js';
+import type { Logger } from '../logger.js';
 import type { ConnectionHandle } from '../handler.js';
 import { HandlerError } from '../handler.js';
 import type { Topic } from '../topics.js';

@@ -20,7 +20,7 @@ import {
 } from '../../storage/offsets-codec.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import type { RecordToStore } from '../../storage/record.js';
-import type { Logger } from '../core.js';
+import type { Logger } from '../logger.js';
 import { InternalTopicLogs, replayRecords } from '../internal-topic.js';
 
 export { CONSUMER_OFFSETS_PARTITIONS, CONSUMER_OFFSETS_TOPIC };

@@ -45,6 +45,7 @@ export class PushLoop {
     try {
       while (this.running) {
         const delivered = await this.pass();
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `running` is changed during the await above; TypeScript keeps the narrowing across it (TypeScript#9998)
         if (delivered === 0 && this.running) await this.sleep(this.rt.settings.pushIntervalMs);
       }
     } catch (err) {

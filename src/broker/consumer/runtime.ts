@@ -20,23 +20,9 @@ import { CONSUMER_OFFSETS_TOPIC, type OffsetCommit, OffsetStore } from './offset
 import { PushLoop } from './push-loop.js';
 import { type ConsumeMode, type ConsumerSession, bindConsumer, fixConsumer, sessionOf, subscribe } from './session.js';
 import { highWatermark, minOffset } from '../read-ceiling.js';
+import type { ConsumerRuntimeOptions } from '../subsystem-options.js';
 
-export interface ConsumerRuntimeOptions {
-  /** A member that sends no heartbeat for this long is evicted (wire.md §2.5: 30 s). */
-  sessionTimeoutMs?: number;
-  /** How often the reaper looks for lapsed members (10 s). */
-  reaperIntervalMs?: number;
-  /** Push-loop sleep when a pass found nothing (50 ms). */
-  pushIntervalMs?: number;
-  /** Records per push pass (256). */
-  pushBatch?: number;
-  /** NACKs before a record goes to `<topic>.dlq` (3). */
-  maxDeliveries?: number;
-  /** Soft cap on key and value bytes per poll, keeping a reply far below the client's 16 MiB frame limit. */
-  pollBytes?: number;
-  /** Live groups allowed before JOIN_GROUP of a new one gives ERR 6 (1024). */
-  maxGroups?: number;
-}
+export type { ConsumerRuntimeOptions };
 
 export const ConsumerDefaults: Required<ConsumerRuntimeOptions> = {
   sessionTimeoutMs: 30_000,

@@ -39,6 +39,7 @@ function serve(rt: ConsumerService, conn: ConnectionHandle, s: ConsumerSession, 
   });
   conn.sendRaw(frames);
   // A connection over its send budget is closed by sendRaw: those records never left, so the cursors stay.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- sendRaw closes a connection over its send budget; TypeScript keeps the narrowing across calls (TypeScript#9998)
   if (conn.closed || result.partitions.length === 0) return;
   const parts = result.partitions;
   rt.advance(req.group, parts);

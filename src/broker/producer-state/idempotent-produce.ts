@@ -18,6 +18,7 @@ import type { ProduceBatch, ProduceBatchAck } from '../../protocol/messages/prod
 import type { ProduceAck } from '../../protocol/messages/produce.js';
 import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from '../core.js';
 import { type ConnectionHandle, HandlerError } from '../handler.js';
+import { publicErrorMessage } from '../public-message.js';
 import {
   type AppendPlan,
   type IncomingRecord,
@@ -147,7 +148,7 @@ function write(
   // From the prediction to the last append nothing awaits, so no other request appends to these partitions in
   // between: the memo names exactly the offsets the data gets, and it is in the log before any of the data.
   let memo = persistMemo(runtime, binding, topicName, nextState(predicted));
-  if (memo.failed) throw new HandlerError(ErrorCode.INTERNAL, memoFailure(memo.failed));
+  if (memo.failed) throw new HandlerError(ErrorCode.INTERNAL, memoFailure(memo.failed, broker.dataDir));
   runtime.crashPoint('after-memo-before-data');
   let first = true;
   const outcome = appendPrepared(broker, topic, plan, prepared, () => {
@@ -155,18 +156,10 @@ function write(
     first = false;
   });
   const { acks } = outcome;
-  let { error } = outcome;
   const mismatch = acks.findIndex(
     (a, i) => a.partition !== predicted[i]!.partition || a.offset !== predicted[i]!.offset,
   );
-  if (mismatch >= 0) {
-    const want = predicted[mismatch]!;
-    const got = acks[mismatch]!;
-    error = new Error(
-      `record ${mismatch} landed at ${got.partition}@${got.offset}, not at the memoized ${want.partition}@${want.offset}`,
-    );
-    broker.logger.error('idempotent produce: offset prediction failed', { topic: topicName, error: error.message });
-  }
+  const error = mismatch >= 0 ? predictionFailed(broker, topicName, mismatch, predicted, acks) : outcome.error;
   let state: SequenceState | undefined;
   if (mismatch >= 0 || acks.length < predicted.length) {
     // The memo claims records that did not land where it says: a later memo for what did land replaces it (the last
@@ -183,9 +176,40 @@ function write(
     state = nextState(acks);
   }
   if (acks.length === 0) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
+  const work = startSyncs(binding, topicName, state!, outcome.toSync, memo);
+  return { acks, error, work };
+}
+
+/** The error for a record that did not land at the offset its memo names (logged: it should never happen). */
+function predictionFailed(
+  broker: BrokerCore,
+  topicName: string,
+  index: number,
+  predicted: readonly ProduceAck[],
+  acks: readonly ProduceAck[],
+): Error {
+  const want = predicted[index]!;
+  const got = acks[index]!;
+  const error = new Error(
+    `record ${index} landed at ${got.partition}@${got.offset}, not at the memoized ${want.partition}@${want.offset}`,
+  );
+  broker.logger.error('idempotent produce: offset prediction failed', { topic: topicName, error: error.message });
+  return error;
+}
+
+/**
+ * Records `written` as the topic's state and starts the data fsyncs and the memo's together. The returned work
+ * resolves with the memo's failure (if any) and rejects on a data fsync failure; either failure ends the session.
+ */
+function startSyncs(
+  binding: ProducerBinding,
+  topicName: string,
+  written: SequenceState,
+  toSync: Parameters<typeof syncAll>[0],
+  memo: MemoWrite,
+): Promise<unknown> {
   const memoDone = memo.failed ? Promise.resolve(memo.failed) : memo.done;
-  const work = Promise.all([syncAll(outcome.toSync), memoDone]).then(([, memoError]) => memoError);
-  const written = state!;
+  const work = Promise.all([syncAll(toSync), memoDone]).then(([, memoError]) => memoError);
   written.durable = work.then(
     (memoError) => {
       if (memoError) failSession(binding, topicName, written);
@@ -193,7 +217,7 @@ function write(
     () => failSession(binding, topicName, written),
   );
   binding.topics.set(topicName, written);
-  return { acks, error, work };
+  return work;
 }
 
 /** The acks the prepared records get if appended now, in list order (a prefix when some cannot be stored). */
@@ -237,8 +261,9 @@ function persistMemo(
   }
 }
 
-function memoFailure(err: unknown): string {
-  return `producer state not persisted: ${err instanceof Error ? err.message : String(err)}`;
+/** Cleaned like every other error reply (public-message.ts): a memo's fsync failure names its file otherwise. */
+function memoFailure(err: unknown, dataDir: string): string {
+  return `producer state not persisted: ${publicErrorMessage(err, dataDir)}`;
 }
 
 export function produceIdempotentBatch(
@@ -281,10 +306,10 @@ export function produceIdempotentBatch(
           send({
             acks,
             errorCode: ErrorCode.INTERNAL,
-            errorMessage: `${acks.length} of ${count} records appended: ${error.message}`,
+            errorMessage: `${acks.length} of ${count} records appended: ${publicErrorMessage(error, broker.dataDir)}`,
           });
         } else if (memoError) {
-          send({ acks, errorCode: ErrorCode.INTERNAL, errorMessage: memoFailure(memoError) });
+          send({ acks, errorCode: ErrorCode.INTERNAL, errorMessage: memoFailure(memoError, broker.dataDir) });
         } else {
           send({ acks, errorCode: ErrorCode.NONE, errorMessage: '' });
         }
@@ -331,7 +356,7 @@ export function produceIdempotentSingle(
       if (memoError)
         throw new HandlerError(
           ErrorCode.INTERNAL,
-          `record appended at ${acks[0]!.offset}, but ${memoFailure(memoError)}`,
+          `record appended at ${acks[0]!.offset}, but ${memoFailure(memoError, broker.dataDir)}`,
         );
     });
     return replyAfter(conn, failIfMemoLost, () => send(acks[0]!), op, correl);

@@ -15,7 +15,7 @@ import {
   type SequenceMemo,
   decodeProducerStateRecord,
 } from '../../storage/producer-state-codec.js';
-import type { Logger } from '../core.js';
+import type { Logger } from '../logger.js';
 import { replayRecords } from '../internal-topic.js';
 
 export interface ReplayedIdentity {

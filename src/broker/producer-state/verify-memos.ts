@@ -18,7 +18,7 @@
 import { StorageError } from '../../errors.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { type MemoAck, NO_ACK_PARTITION, type SequenceMemo, isNoAckMemo } from '../../storage/producer-state-codec.js';
-import type { Logger } from '../core.js';
+import type { Logger } from '../logger.js';
 import type { ProducerStateSnapshot } from './replay.js';
 
 type AckState = { kind: 'present'; end: bigint } | { kind: 'missing' } | { kind: 'gone'; why: string };
@@ -82,58 +82,96 @@ export async function verifyLastMemos(
     const who = `producer '${names.get(producerId) ?? '(no identity)'}' (pid ${producerId})`;
     for (const [topic, { memo }] of topics) {
       if (memo.epoch === undefined || isNoAckMemo(memo)) continue;
-      const logs = partitionsOf(topic);
-      const acks = memoAcks(memo);
-      const outOfRange = acks.find((a) => !logs || a.partition < 1 || a.partition > logs.length);
-      if (!logs || outOfRange) {
-        logger.warn('a __producer_state memo names a partition that does not exist; not checked against the data', {
-          producerId: producerId.toString(),
-          topic,
-          partition: outOfRange?.partition,
-        });
-        continue;
-      }
-      const states = acks.map((a) => classify(logs[a.partition - 1]!, a.offset));
-      if (!states.some((s) => s.kind === 'missing')) continue;
-      const fail = (partition: number, why: string): never => {
-        throw new StorageError(
-          `cannot trust __producer_state: ${who}, topic '${topic}' partition ${partition}: the last memo names records ` +
-            `that are missing (the broker died inside that request's writes), but ${why}`,
-        );
-      };
-      states.forEach((s, i) => {
-        if (s.kind === 'gone') fail(acks[i]!.partition, `its ack at offset ${acks[i]!.offset} is ${s.why}`);
-      });
-      const firstPresent = new Map<number, bigint>();
-      const lastEnd = new Map<number, bigint>();
-      states.forEach((s, i) => {
-        if (s.kind !== 'present') return;
-        const { partition, offset } = acks[i]!;
-        if (!firstPresent.has(partition)) firstPresent.set(partition, offset);
-        lastEnd.set(partition, s.end);
-      });
-      for (const [partition, end] of lastEnd) {
-        const log = logs[partition - 1]!;
-        if (log.logEndOffset !== end) {
-          fail(partition, `its records there end at ${end} and the log goes on to ${log.logEndOffset}`);
-        }
-        if (!log.truncateTo) fail(partition, `the ${log.backend} backend cannot truncate them`);
-      }
-      const truncated: MemoAck[] = [];
-      for (const [partition, offset] of firstPresent) {
-        logs[partition - 1]!.truncateTo!(offset);
-        truncated.push({ partition, offset });
-      }
-      await Promise.all(truncated.map((t) => logs[t.partition - 1]!.sync()));
-      const replacement = nothingLandedMemo(memo);
-      logger.warn('an idempotent request did not finish before the broker stopped; its records are taken back', {
-        producerId: producerId.toString(),
-        topic,
-        lastSeq: replacement.lastSeq,
-        truncated: truncated.map((t) => `${t.partition}@${t.offset}`),
-      });
-      repairs.push({ producerId, topic, memo, replacement, truncated });
+      const logs = checkedLogs(partitionsOf(topic), memo, producerId, topic, logger);
+      if (!logs) continue;
+      const repair = await repairMemo({ producerId, topic, memo, logs, who }, logger);
+      if (repair) repairs.push(repair);
     }
   }
   return repairs;
+}
+
+/** The topic's logs when every ack of the memo names one of them; otherwise a warning and undefined (not checked). */
+function checkedLogs(
+  logs: readonly PartitionLog[] | undefined,
+  memo: SequenceMemo,
+  producerId: bigint,
+  topic: string,
+  logger: Logger,
+): readonly PartitionLog[] | undefined {
+  const outOfRange = memoAcks(memo).find((a) => !logs || a.partition < 1 || a.partition > logs.length);
+  if (logs && !outOfRange) return logs;
+  logger.warn('a __producer_state memo names a partition that does not exist; not checked against the data', {
+    producerId: producerId.toString(),
+    topic,
+    partition: outOfRange?.partition,
+  });
+  return undefined;
+}
+
+interface MemoCheck {
+  producerId: bigint;
+  topic: string;
+  memo: SequenceMemo;
+  logs: readonly PartitionLog[];
+  /** The producer as the error names it. */
+  who: string;
+}
+
+/**
+ * Undefined when every record the memo names is in the logs. Otherwise the request was interrupted: its records are
+ * truncated (each partition from the first one present) and synced, and the repair says what replaces the memo.
+ */
+async function repairMemo(check: MemoCheck, logger: Logger): Promise<MemoRepair | undefined> {
+  const { producerId, topic, memo, logs } = check;
+  const acks = memoAcks(memo);
+  const states = acks.map((a) => classify(logs[a.partition - 1]!, a.offset));
+  if (!states.some((s) => s.kind === 'missing')) return undefined;
+  const fail = (partition: number, why: string): never => {
+    throw new StorageError(
+      `cannot trust __producer_state: ${check.who}, topic '${topic}' partition ${partition}: the last memo names ` +
+        `records that are missing (the broker died inside that request's writes), but ${why}`,
+    );
+  };
+  states.forEach((s, i) => {
+    if (s.kind === 'gone') fail(acks[i]!.partition, `its ack at offset ${acks[i]!.offset} is ${s.why}`);
+  });
+  const { firstPresent, lastEnd } = landed(acks, states);
+  for (const [partition, end] of lastEnd) {
+    const log = logs[partition - 1]!;
+    if (log.logEndOffset !== end) {
+      fail(partition, `its records there end at ${end} and the log goes on to ${log.logEndOffset}`);
+    }
+    if (!log.truncateTo) fail(partition, `the ${log.backend} backend cannot truncate them`);
+  }
+  const truncated: MemoAck[] = [];
+  for (const [partition, offset] of firstPresent) {
+    logs[partition - 1]!.truncateTo!(offset);
+    truncated.push({ partition, offset });
+  }
+  await Promise.all(truncated.map((t) => logs[t.partition - 1]!.sync()));
+  const replacement = nothingLandedMemo(memo);
+  logger.warn('an idempotent request did not finish before the broker stopped; its records are taken back', {
+    producerId: producerId.toString(),
+    topic,
+    lastSeq: replacement.lastSeq,
+    truncated: truncated.map((t) => `${t.partition}@${t.offset}`),
+  });
+  return { producerId, topic, memo, replacement, truncated };
+}
+
+/** Per partition, the offset of the first record of the request that landed and the end of its last one. */
+function landed(
+  acks: readonly MemoAck[],
+  states: readonly AckState[],
+): { firstPresent: Map<number, bigint>; lastEnd: Map<number, bigint> } {
+  const firstPresent = new Map<number, bigint>();
+  const lastEnd = new Map<number, bigint>();
+  states.forEach((s, i) => {
+    if (s.kind !== 'present') return;
+    const { partition, offset } = acks[i]!;
+    if (!firstPresent.has(partition)) firstPresent.set(partition, offset);
+    lastEnd.set(partition, s.end);
+  });
+  return { firstPresent, lastEnd };
 }

@@ -151,6 +151,7 @@ export class ShareRuntime {
         const left = until - Date.now();
         if (left <= 0) break;
         await new Promise((resolve) => setTimeout(resolve, Math.min(left, this.settings.waitPollMs)));
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `conn.closed` is changed during the await above; TypeScript keeps the narrowing across it (TypeScript#9998)
         if (conn.closed || group.members.get(member.id) !== member) break;
         member.lastSeen = this.now();
         records = acquire(this.broker, group, member, req.maxRecords, this.now(), archived);

@@ -27,15 +27,13 @@ import { type ProducerBinding, bindingOf } from '../producer-state/runtime.js';
 import { type AbortEntry, AbortIndex } from './abort-index.js';
 import { type Decision, abortEntries, applyOffsets, writeMarkers } from './resolution.js';
 import { type TxnEvent, decisionStates, recovery, refusal, transition } from './state-table.js';
+import type { TransactionOptions } from '../subsystem-options.js';
 import { TRANSACTION_STATE_TOPIC, TxnStore, replayTxnState } from './txn-store.js';
+
+export type { TransactionOptions };
 
 export const DEFAULT_TRANSACTION_TIMEOUT_MS = 15 * 60_000;
 const SESSION_TIMED_OUT = 'transaction-timed-out';
-
-export interface TransactionOptions {
-  /** Abort a transaction open this long (ms); 0 disables. Default 15 minutes. */
-  timeoutMs?: number;
-}
 
 export interface Transaction {
   readonly id: string;

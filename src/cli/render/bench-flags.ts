@@ -43,6 +43,56 @@ export function benchTargetFlags() {
   };
 }
 
+/** What benchTargetFlags() parses to, as far as the bench library functions take it. */
+export interface BenchTargetFlagValues {
+  broker?: string | undefined;
+  username?: string | undefined;
+  password?: string | undefined;
+  acks?: string | undefined;
+  partitions: number;
+  'value-size': number;
+}
+
+/** The broker, credentials, acks mode and topic shape every bench function takes, from the shared flags. */
+export function benchTarget(flags: BenchTargetFlagValues): {
+  broker: string | undefined;
+  username: string | undefined;
+  password: string | undefined;
+  acks: 'none' | 'leader' | undefined;
+  partitions: number;
+  valueSize: number;
+} {
+  return {
+    broker: flags.broker,
+    username: flags.username,
+    password: flags.password,
+    // oclif's `options` already refused anything else.
+    acks: flags.acks as 'none' | 'leader' | undefined,
+    partitions: flags.partitions,
+    valueSize: flags['value-size'],
+  };
+}
+
+/**
+ * Runs a bench under a spinner on stderr (silent when stderr is no terminal): the bench's progress steps become the
+ * spinner's text, and a failure marks it `${label} failed` before the error goes on.
+ */
+export async function underSpinner<T>(
+  label: string,
+  bench: (onProgress: (step: string) => void) => Promise<T>,
+): Promise<T> {
+  const { createSpinner } = await import('../terminal.js');
+  const spinner = (await createSpinner(label)).start();
+  try {
+    const report = await bench((step) => (spinner.text = step));
+    spinner.stop();
+    return report;
+  } catch (err) {
+    spinner.fail(`${label} failed`);
+    throw err;
+  }
+}
+
 /** Refuses --idempotent in bench throughput rather than measuring something else under its name. */
 export function refuseIdempotent(idempotent: boolean): void {
   if (idempotent) {

@@ -23,5 +23,7 @@ export function jsonReplacer(this: unknown, key: string, value: unknown): unknow
 }
 
 export function stringifyJson(value: unknown, options: { pretty?: boolean } = {}): string {
-  return JSON.stringify(value, jsonReplacer, options.pretty === true ? 2 : undefined) ?? 'null';
+  // lib.d.ts says string, but JSON.stringify returns undefined for undefined, a function or a symbol.
+  const text = JSON.stringify(value, jsonReplacer, options.pretty === true ? 2 : undefined) as string | undefined;
+  return text ?? 'null';
 }

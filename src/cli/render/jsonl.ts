@@ -39,6 +39,7 @@ export class LineWriter {
   async writeLine(text: string): Promise<boolean> {
     if (!this.#closed) {
       const ok = this.#stream.write(`${text}\n`);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- write() can close the stream synchronously (EPIPE); TypeScript keeps the narrowing across calls (TypeScript#9998)
       if (!ok && !this.#closed) await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
     if (this.#error) throw this.#error;

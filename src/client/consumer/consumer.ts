@@ -157,6 +157,7 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
       while (!this.closed) {
         const batch = await this.poll(options);
         for (const record of batch) yield record;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `closed` is changed during the await above; TypeScript keeps the narrowing across it (TypeScript#9998)
         if (batch.length === 0 && !this.closed) await this.idle();
       }
     } finally {

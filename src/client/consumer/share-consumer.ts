@@ -12,6 +12,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { ShareAckResult, SharePartitionAcks } from '../../protocol/messages/share-acks.js';
 import { ShareAckType } from '../../protocol/opcodes.js';
 import { brokerError } from '../moonmq/connection.js';
+import { isOneOf } from '../validate.js';
 import type { Session } from '../moonmq/session.js';
 import {
   joinShareGroup,
@@ -70,7 +71,7 @@ export class ShareConsumer implements AsyncIterable<ShareConsumerRecord>, AsyncD
     options: ShareConsumerOptions,
     onClosed: (c: ShareConsumer) => void = () => {},
   ): Promise<ShareConsumer> {
-    if (options.ackMode !== undefined && options.ackMode !== 'implicit' && options.ackMode !== 'explicit') {
+    if (options.ackMode !== undefined && !isOneOf(options.ackMode, ['implicit', 'explicit'] as const)) {
       session.conn.destroy();
       throw new UsageError(`ackMode must be implicit or explicit, got '${String(options.ackMode)}'`);
     }
@@ -102,9 +103,9 @@ export class ShareConsumer implements AsyncIterable<ShareConsumerRecord>, AsyncD
 
   /** Marks a record ACCEPT, RELEASE (optionally delayed) or REJECT; sent with the next poll or commit(). */
   acknowledge(record: ShareConsumerRecord, type: ShareAckName = 'accept', options: AcknowledgeOptions = {}): void {
-    const ackType = ackTypeOf[type];
-    if (ackType === undefined || type === ('renew' as ShareAckName))
+    if (!isOneOf(type, ['accept', 'release', 'reject'] as const))
       throw new UsageError(`ack type must be accept, release or reject, got '${String(type)}'`);
+    const ackType = ackTypeOf[type];
     const delayMs = options.delayMs ?? 0;
     if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > 0xffffffff)
       throw new UsageError(`delayMs must be a non-negative integer, got ${delayMs}`);
@@ -204,6 +205,7 @@ export class ShareConsumer implements AsyncIterable<ShareConsumerRecord>, AsyncD
       let given = 0;
       try {
         for (const r of records) {
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `closing` is changed during the await above; TypeScript keeps the narrowing across it (TypeScript#9998)
           if (this.closing) return;
           given++;
           yield r;

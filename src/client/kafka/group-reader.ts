@@ -23,18 +23,21 @@ const HIGH_WATER = 5000;
 /** The broker's wait for data in one fetch (ms): short, so an empty poll is answered quickly. */
 const MAX_WAIT_MS = 100;
 
+/** A null key, value or header value on the wire arrives as null, whatever @platformatic/kafka's types say. */
+const orEmpty = (bytes: Buffer | null | undefined): Buffer => bytes ?? Buffer.alloc(0);
+
 export function toFetchedRecord(m: Message): FetchedRecord {
   const headers = [...m.headers].map(([name, value]) => ({
     name: name.toString('utf8'),
-    value: value ?? Buffer.alloc(0),
+    value: orEmpty(value),
   }));
   return {
     topic: m.topic,
     partition: m.partition,
     offset: m.offset,
     timestamp: m.timestamp,
-    key: m.key ?? Buffer.alloc(0),
-    value: m.value ?? Buffer.alloc(0),
+    key: orEmpty(m.key),
+    value: orEmpty(m.value),
     headers,
   };
 }

@@ -42,6 +42,7 @@ export class KafkaSubscription implements BackendSubscription {
         } finally {
           if (finished) await this.#handBack(reader, batch.slice(i + 1));
         }
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- close() can run while the yield above waits; TypeScript keeps the narrowing across it (TypeScript#9998)
         if (this.#closed) {
           await this.#handBack(reader, batch.slice(i + 1));
           return;

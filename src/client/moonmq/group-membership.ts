@@ -91,6 +91,7 @@ export class GroupMembership {
     try {
       await this.conn.request(GroupHeartbeatRequest, { groupId: this.groupId, memberId: this.memberId }, OkReply);
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `conn.closed` is changed during the await above; TypeScript keeps the narrowing across it (TypeScript#9998)
       if (error instanceof ConnectionError || this.conn.closed) {
         this.stop();
         return;

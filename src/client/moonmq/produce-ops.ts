@@ -17,6 +17,7 @@ import {
   validateBatchCount,
   validateBytes,
   validateHeaders,
+  isOneOf,
   validatePartitionId,
   validateTopicName,
 } from '../validate.js';
@@ -44,7 +45,7 @@ export function toBuffer(v: Buffer | string | undefined): Buffer {
 export function codecId(codec: CodecId | CodecName | undefined): CodecId {
   if (codec === undefined) return Codec.NONE;
   if (typeof codec === 'number') {
-    if (codec === Codec.NONE || codec === Codec.GZIP || codec === Codec.SNAPPY) return codec;
+    if (isOneOf(codec, [Codec.NONE, Codec.GZIP, Codec.SNAPPY])) return codec;
     throw new UsageError(`unknown codec ${String(codec)}: use 0 none, 1 gzip or 2 snappy`);
   }
   const id = codecNames.indexOf(codec);

@@ -5,6 +5,7 @@
 import { UsageError } from '../../errors.js';
 import { DEFAULT_MAX_FRAME_SIZE, Limits } from '../../protocol/limits.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../moonmq/connection.js';
+import { isOneOf } from '../validate.js';
 import { type ProducerClock, systemClock } from './clock.js';
 
 export type OnBufferFull = 'block' | 'reject';
@@ -96,7 +97,7 @@ export function resolveAccumulatorOptions(
     );
   }
   const onBufferFull = options.onBufferFull ?? AccumulatorDefaults.onBufferFull;
-  if (onBufferFull !== 'block' && onBufferFull !== 'reject') {
+  if (!isOneOf(onBufferFull, ['block', 'reject'] as const)) {
     throw new UsageError(`onBufferFull must be 'block' or 'reject', got '${String(onBufferFull)}'`);
   }
   const batchBytes = count('batchBytes', options.batchBytes, maxFrameBytes, 64, maxFrameBytes);

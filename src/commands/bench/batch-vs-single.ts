@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { ExitCode, renderExitCodeTable } from '../../cli/exit-codes.js';
-import { benchTargetFlags } from '../../cli/render/bench-flags.js';
+import { benchTarget, benchTargetFlags, underSpinner } from '../../cli/render/bench-flags.js';
 import { UsageError } from '../../errors.js';
 
 /** `max`: 10,000 records per PRODUCE_BATCH, 1,024 for an idempotent one. */
@@ -61,30 +61,18 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'THRESHOLD'])}`;
         : parseBatchSizes(flags['batch-sizes'], flags.idempotent ? 1024 : 10_000);
     const { runBatchVsSingle } = await import('../../bench/batch-vs-single.js');
     const render = await import('../../cli/render/bench.js');
-    const { createSpinner } = await import('../../cli/terminal.js');
 
-    const spinner = (await createSpinner('batch-vs-single')).start();
-    let report;
-    try {
-      report = await runBatchVsSingle({
-        broker: flags.broker,
-        username: flags.username,
-        password: flags.password,
-        acks: flags.acks as 'none' | 'leader' | undefined,
+    const report = await underSpinner('batch-vs-single', (onProgress) =>
+      runBatchVsSingle({
+        ...benchTarget(flags),
         records: flags.records,
-        valueSize: flags['value-size'],
-        partitions: flags.partitions,
         codec: flags.codec as 'none' | 'gzip' | 'snappy',
         repeat: flags.repeat,
         batchSizes,
         idempotent: flags.idempotent,
-        onProgress: (step) => (spinner.text = step),
-      });
-      spinner.stop();
-    } catch (err) {
-      spinner.fail('batch-vs-single failed');
-      throw err;
-    }
+        onProgress,
+      }),
+    );
 
     const passed = minSpeedup === undefined || report.speedup >= minSpeedup;
     if (!passed) this.setExitCode(ExitCode.THRESHOLD);

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { renderExitCodeTable } from '../../cli/exit-codes.js';
-import { benchTargetFlags, refuseIdempotent } from '../../cli/render/bench-flags.js';
+import { benchTarget, benchTargetFlags, refuseIdempotent, underSpinner } from '../../cli/render/bench-flags.js';
 
 export default class BenchConsumer extends BaseCommand {
   static override summary = 'Batch consumer throughput against plain batched fetch, and through consume --exec.';
@@ -50,69 +50,20 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     const { flags } = await this.parse(BenchConsumer);
     refuseIdempotent(flags.idempotent);
     const { runConsumerBench } = await import('../../bench/consumer-bench.js');
-    const { runExecConsume } = await import('../../cli/exec-consume.js');
     const render = await import('../../cli/render/bench-consumer.js');
-    const { createSpinner } = await import('../../cli/terminal.js');
-    const execBatch = flags['exec-batch-size'];
-    const exec = flags['no-exec']
-      ? undefined
-      : {
-          command: flags.exec,
-          run: async (
-            client: import('../../client/index.js').Client,
-            topic: string,
-            group: string,
-            records: number,
-          ) => {
-            const t0 = performance.now();
-            const s = await runExecConsume(
-              client,
-              {
-                topics: [topic],
-                group,
-                command: flags.exec,
-                batchSize: execBatch,
-                batchTimeoutMs: 50,
-                retries: 0,
-                backoff: { type: 'fixed', delayMs: 0 },
-                onExhausted: 'discard',
-                workers: 1,
-                filters: [],
-                transactional: false,
-                encoding: 'auto',
-                commitIntervalMs: 5_000,
-                stopAfter: records,
-                progress: false,
-              },
-              new AbortController().signal,
-              { passThrough: () => undefined, diag: () => undefined },
-            );
-            return { wallMs: performance.now() - t0, records: s.processed, batches: s.batches };
-          },
-        };
-    const spinner = (await createSpinner('consumer bench')).start();
-    let report;
-    try {
-      report = await runConsumerBench({
-        broker: flags.broker,
-        username: flags.username,
-        password: flags.password,
-        acks: flags.acks as 'none' | 'leader' | undefined,
+    const exec = flags['no-exec'] ? undefined : execPath(flags.exec, flags['exec-batch-size']);
+    const report = await underSpinner('consumer bench', (onProgress) =>
+      runConsumerBench({
+        ...benchTarget(flags),
         records: flags.records,
-        valueSize: flags['value-size'],
-        partitions: flags.partitions,
         maxSize: flags['max-size'],
         fetchSize: flags['fetch-size'],
         workers: flags.workers,
         repeat: flags.repeat,
         exec,
-        onProgress: (step) => (spinner.text = step),
-      });
-      spinner.stop();
-    } catch (err) {
-      spinner.fail('consumer bench failed');
-      throw err;
-    }
+        onProgress,
+      }),
+    );
     if (this.jsonEnabled()) return report;
     if (flags.csv) {
       this.out(render.consumerCsv(report));
@@ -122,4 +73,38 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     this.out(this.table(render.consumerColumns(), render.consumerRows(report)));
     return undefined;
   }
+}
+
+/** The `consume --exec CMD` path: the CLI's own exec consumer, timed until it has processed `records`. */
+function execPath(command: string, batchSize: number) {
+  return {
+    command,
+    run: async (client: import('../../client/index.js').Client, topic: string, group: string, records: number) => {
+      const { runExecConsume } = await import('../../cli/exec-consume.js');
+      const t0 = performance.now();
+      const s = await runExecConsume(
+        client,
+        {
+          topics: [topic],
+          group,
+          command,
+          batchSize,
+          batchTimeoutMs: 50,
+          retries: 0,
+          backoff: { type: 'fixed', delayMs: 0 },
+          onExhausted: 'discard',
+          workers: 1,
+          filters: [],
+          transactional: false,
+          encoding: 'auto',
+          commitIntervalMs: 5_000,
+          stopAfter: records,
+          progress: false,
+        },
+        new AbortController().signal,
+        { passThrough: () => undefined, diag: () => undefined },
+      );
+      return { wallMs: performance.now() - t0, records: s.processed, batches: s.batches };
+    },
+  };
 }

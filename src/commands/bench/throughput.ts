@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { renderExitCodeTable } from '../../cli/exit-codes.js';
 import { parseTimeoutMs } from '../../cli/flags.js';
-import { benchTargetFlags, refuseIdempotent } from '../../cli/render/bench-flags.js';
+import { benchTarget, benchTargetFlags, refuseIdempotent, underSpinner } from '../../cli/render/bench-flags.js';
 
 export default class BenchThroughput extends BaseCommand {
   static override summary = 'Sustained batched produce, then fetch of the same records.';
@@ -54,16 +54,10 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     const durationMs = flags.duration === undefined ? undefined : parseTimeoutMs(flags.duration);
     const { runThroughput } = await import('../../bench/throughput.js');
     const render = await import('../../cli/render/bench.js');
-    const { createSpinner } = await import('../../cli/terminal.js');
 
-    const spinner = (await createSpinner('throughput')).start();
-    let report;
-    try {
-      report = await runThroughput({
-        broker: flags.broker,
-        username: flags.username,
-        password: flags.password,
-        acks: flags.acks as 'none' | 'leader' | undefined,
+    const report = await underSpinner('throughput', (onProgress) =>
+      runThroughput({
+        ...benchTarget(flags),
         records: flags.records,
         durationMs,
         batchSize: flags['batch-size'],
@@ -73,16 +67,10 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
         fetchInFlight: flags['fetch-in-flight'],
         restartBeforeFetch: flags['restart-before-fetch'],
         ratePerSec: flags.rate,
-        valueSize: flags['value-size'],
-        partitions: flags.partitions,
         codec: flags.codec as 'none' | 'gzip' | 'snappy',
-        onProgress: (step) => (spinner.text = step),
-      });
-      spinner.stop();
-    } catch (err) {
-      spinner.fail('throughput failed');
-      throw err;
-    }
+        onProgress,
+      }),
+    );
     if (this.jsonEnabled()) return report;
     if (flags.csv) {
       this.out(render.throughputCsv(report));

@@ -51,13 +51,12 @@ export function decodeStateRecord(raw: RawStateRecord, findings: StateFinding[])
     tombstone: raw.value.length === 0,
     valueBytes: raw.value.length,
   };
-  const finding = (kind: StateFinding['kind'], message: string): void => {
+  const finding: Report = (kind, message) => {
     findings.push({ kind, file: raw.file, offset: raw.offset, position: raw.position, message });
   };
   const key = decodeProducerStateKey(raw.key);
   if (!key.ok) {
-    entry.problem = key.detail;
-    finding(key.problem === 'bad-key' ? 'bad-key' : 'unknown-tag', key.detail);
+    problem(entry, finding, key.problem === 'bad-key' ? 'bad-key' : 'unknown-tag', key.detail);
     return entry;
   }
   entry.kind = key.value.kind;
@@ -69,41 +68,44 @@ export function decodeStateRecord(raw: RawStateRecord, findings: StateFinding[])
   if (entry.tombstone) return entry;
   const decoded = decodeProducerStateRecord(raw.key, raw.value);
   if (!decoded.ok) {
-    entry.problem = decoded.detail;
-    finding('wrong-length', decoded.detail);
+    problem(entry, finding, 'wrong-length', decoded.detail);
     return entry;
   }
   const v = decoded.value;
   if (v.kind === 'identity' && v.value) {
     entry.producerId = v.value.producerId;
     entry.epoch = v.value.epoch;
-    if (raw.value.length !== 10) {
-      entry.problem = `identity value of ${raw.value.length} bytes, expected 10`;
-      finding('wrong-length', entry.problem);
-    }
+    if (raw.value.length !== 10)
+      problem(entry, finding, 'wrong-length', `identity value of ${raw.value.length} bytes, expected 10`);
   } else if (v.kind === 'allocator' && v.value !== undefined) {
     entry.nextPid = v.value;
-    if (raw.value.length !== 8) {
-      entry.problem = `allocator value of ${raw.value.length} bytes, expected 8`;
-      finding('wrong-length', entry.problem);
-    }
+    if (raw.value.length !== 8)
+      problem(entry, finding, 'wrong-length', `allocator value of ${raw.value.length} bytes, expected 8`);
   } else if (v.kind === 'memo' && v.value) {
-    const m = v.value;
-    entry.memo = memoView(m);
-    entry.epoch = m.epoch;
-    if (m.ignoredTail) {
-      entry.problem = `${m.ignoredTail}; read as v2`;
-      finding('bad-v3-tail', entry.problem);
-    } else {
-      const size = memoSizeProblem(m, raw.value.length);
-      if (size) {
-        entry.problem = size;
-        finding('wrong-length', size);
-      }
-    }
-    if (m.batch) checkBatchMemo(m, finding);
+    describeMemo(entry, v.value, raw.value.length, finding);
   }
   return entry;
+}
+
+type Report = (kind: StateFinding['kind'], message: string) => void;
+
+/** Sets the entry's problem and reports it as a finding of `kind`. */
+function problem(entry: StateEntry, finding: Report, kind: StateFinding['kind'], message: string): void {
+  entry.problem = message;
+  finding(kind, message);
+}
+
+/** A memo value: its view, and what its size or its batch says is wrong with it. */
+function describeMemo(entry: StateEntry, m: SequenceMemo, valueBytes: number, finding: Report): void {
+  entry.memo = memoView(m);
+  entry.epoch = m.epoch;
+  if (m.ignoredTail) {
+    problem(entry, finding, 'bad-v3-tail', `${m.ignoredTail}; read as v2`);
+  } else {
+    const size = memoSizeProblem(m, valueBytes);
+    if (size) problem(entry, finding, 'wrong-length', size);
+  }
+  if (m.batch) checkBatchMemo(m, finding);
 }
 
 function checkBatchMemo(m: SequenceMemo, finding: (kind: 'memo-inconsistent', message: string) => void): void {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { ExecFailedError, execBatch } from '../../../src/cli/exec-batch.js';
 import { parseBackoff, parseBreaker, parseFilter, parseRate } from '../../../src/cli/exec-consume.js';
 import { EnvelopeRenderer } from '../../../src/cli/exec-render.js';
 import { type EnvelopeEncoding, envelopeEncodings, toEnvelope } from '../../../src/cli/render/envelope.js';
 import { stringifyJson } from '../../../src/cli/render/json.js';
 import type { BatchItem } from '../../../src/client/index.js';
+import { CraterError } from '../../../src/errors.js';
 
 function item(
   key: Buffer,
@@ -116,5 +118,25 @@ describe('exec flag parsers', () => {
     expect([eu, test].map(parseFilter('header.region!~north'))).toEqual([false, true]);
     expect(() => parseFilter('offset~1')).toThrow(/invalid --filter/);
     expect(() => parseFilter('value~(')).toThrow(/invalid --filter/);
+  });
+});
+
+describe('a CMD that exits non-zero', () => {
+  it('rejects with ExecFailedError: a CraterError with a stable code, the exit status and the message', async () => {
+    const spec = {
+      command: 'cat > /dev/null; exit 3',
+      env: process.env,
+      encoding: 'auto' as const,
+      passThrough: () => undefined,
+    };
+    const failed = await execBatch(spec, [item(Buffer.from('k'), Buffer.from('v'), 1n)], ['scans'], false).catch(
+      (e: unknown) => e,
+    );
+    expect(failed).toBeInstanceOf(ExecFailedError);
+    expect(failed).toBeInstanceOf(CraterError);
+    expect(failed).toMatchObject({ code: 'ERR_EXEC_FAILED', exitCode: 3, signal: null, name: 'ExecFailedError' });
+    expect((failed as Error).message).toBe('command exited with code 3');
+    const cause = new Error('underlying');
+    expect(new ExecFailedError(null, 'SIGKILL', { cause }).cause).toBe(cause);
   });
 });

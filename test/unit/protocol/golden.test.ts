@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { crc32, crc32Portable } from '../../../src/protocol/crc32.js';
 import { fnv1a32, partitionForKey } from '../../../src/protocol/fnv1a.js';
-import { ZERO_CORREL, decodePayload, encodeFrame } from '../../../src/protocol/message.js';
-import { FrameDecoder } from '../../../src/protocol/frame-decoder.js';
-import { requestCodecs, replyCodecs } from '../../../src/protocol/registry.js';
-import type { MessageCodec } from '../../../src/protocol/message.js';
 import {
   ALLOCATOR_KEY,
   decodeMemoValue,
@@ -17,31 +13,10 @@ import {
 } from '../../../src/storage/producer-state-codec.js';
 import { decodeOffsetKey, encodeOffsetKey, offsetsPartition } from '../../../src/storage/offsets-codec.js';
 import { decodeControlValue, encodeControlValue, encodeRecord, readRecord } from '../../../src/storage/record.js';
-import { SEQ_CORREL, hex, loadFixture } from './fixtures.js';
-
-interface FrameVector {
-  name: string;
-  codec: string;
-  correl: 'zero' | 'seq';
-  message: unknown;
-  hex: string;
-}
-
-const frames = loadFixture<{ vectors: FrameVector[] }>('wire/frames.json').vectors;
-const codecs = { ...requestCodecs, ...replyCodecs } as unknown as Record<string, MessageCodec<unknown>>;
+import { expectFrameVector, frameVectors, hex, loadFixture } from './fixtures.js';
 
 describe('wire.md §16 frame vectors', () => {
-  it.each(frames)('$name encodes to the spec bytes and decodes back', (v) => {
-    const codec = codecs[v.codec]!;
-    const correl = v.correl === 'zero' ? ZERO_CORREL : SEQ_CORREL;
-    const bytes = encodeFrame(codec, correl, v.message);
-    expect(bytes.toString('hex')).toBe(hex(v.hex).toString('hex'));
-
-    const [frame] = new FrameDecoder().push(hex(v.hex));
-    expect(frame!.op).toBe(codec.op);
-    expect(frame!.correl.equals(correl)).toBe(true);
-    expect(decodePayload(codec, frame!.payload)).toEqual(v.message);
-  });
+  it.each(frameVectors('wire/frames.json'))('$name encodes to the spec bytes and decodes back', expectFrameVector);
 });
 
 describe('semantics.md §4 FNV-1a vectors', () => {

@@ -216,6 +216,7 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
         this.channels.push(new WorkerChannel<Pending>());
         loops.push(this.workerLoop(w, new BatchRunner(settings, w, output)).catch((e: Error) => this.fail(e)));
       }
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal can abort during the awaits above; TypeScript keeps the narrowing across them (TypeScript#9998)
       if (signal.aborted) for (const c of this.channels) c.close();
       this.fetching = true;
       loops.push(
@@ -326,9 +327,11 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
           await this.fetchWait(undefined, signal);
           continue;
         }
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal can abort during `take`; TypeScript keeps the narrowing across awaits (TypeScript#9998)
         if ((await take(!signal.aborted)) > 0 || signal.aborted) continue;
         // Caught up: take what is still in flight, then wait before polling again (unless that found records).
         let found = 0;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal can abort during `take`; TypeScript keeps the narrowing across awaits (TypeScript#9998)
         while (inFlight.length > 0 && !signal.aborted) found += await take(true);
         if (found === 0 && issued >= this.topics.length)
           await this.fetchWait(this.options.idleWaitMs ?? BatchDefaults.idleWaitMs, signal);

@@ -217,7 +217,7 @@ describe('a broker restarted after a batch that did not finish', () => {
         .partitions.flatMap((l) => l.read(0n, { maxRecords: 100 }).map((r) => r.value.toString()));
       expect(stored.sort()).toEqual([...records, ...records].map((r) => r.value.toString()).sort());
     } finally {
-      await c?.close();
+      await c.close();
       await broker.stop();
     }
   });
