@@ -110,6 +110,7 @@ async function feed(
     const record = items[i]!.transport;
     if (renderer.full(record)) {
       stdin.write(renderer.take());
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a failed write() destroys stdin synchronously; TypeScript keeps the narrowing across calls (TypeScript#9998)
       if (stdin.writableLength > QUEUED_BYTES && !stdin.destroyed) await drained(stdin);
     }
     renderer.add(record);

@@ -177,7 +177,7 @@ describe('consume --exec', () => {
   });
 
   it('--workers 2: each partition stays on one worker, both work, every record once; --breaker lets a retry through', async () => {
-    await createTopic(server.address, 'fanout', 4);
+    await server.createTopic('fanout', 4);
     const values = Array.from({ length: 40 }, (_, i) => `r-${i}`);
     await produce('fanout', values);
     const out = path.join(dir, 'workers.txt');

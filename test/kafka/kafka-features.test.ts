@@ -4,7 +4,7 @@
  * position and -p with Kafka's 0-based partitions, group reset-offsets (refused while the group has a member),
  * offsets in Kafka's unit, and what Kafka cannot do refused with an error naming the backend.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { KafkaBackend } from '../../src/client/kafka/kafka-backend.js';
 import { crater, jsonLines } from '../helpers/cli.js';
 import { bootstrap, noKafka, openKafka, uniqueName } from './helpers.js';
@@ -26,9 +26,10 @@ describe.skipIf(noKafka)('crater CLI on Kafka: exec, positions, reset-offsets, r
   let kafka: KafkaBackend;
   beforeAll(async () => {
     kafka = await openKafka();
-  });
-  afterAll(async () => {
-    await kafka?.close();
+    // Returned, so it runs only once the backend exists.
+    return async () => {
+      await kafka.close();
+    };
   });
 
   it('consume --exec runs CMD per batch with the envelope on stdin and commits the group past every record', async () => {

@@ -3,7 +3,7 @@
  * `consumer()`, `batchConsumer()` and `accumulator()` calls as on MoonMQ, with Kafka's units (partitions from 0,
  * offsets as record counts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { FetchedRecord } from '../../src/client/backend.js';
 import type { KafkaBackend } from '../../src/client/kafka/kafka-backend.js';
 import { noKafka, openKafka, pollUntil, uniqueName } from './helpers.js';
@@ -12,9 +12,10 @@ describe.skipIf(noKafka)('the library on Kafka', () => {
   let kafka: KafkaBackend;
   beforeAll(async () => {
     kafka = await openKafka();
-  });
-  afterAll(async () => {
-    await kafka?.close();
+    // Returned, so it runs only once the backend exists.
+    return async () => {
+      await kafka.close();
+    };
   });
 
   it('consumer() polls as a group member, commits past each poll, and commit() moves a partition back', async () => {
