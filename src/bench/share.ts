@@ -152,40 +152,18 @@ async function drainOnce(
     for (let i = 0; i < shape.consumers; i++)
       members.push(await admin.shareConsumer({ group, topics: [topic], maxRecords: shape.maxRecords, maxWaitMs: 100 }));
     progress(`draining ${records} records with ${shape.consumers} share consumers`);
-    // Offsets per partition as numbers: a string id per record would cost the client more than the share path does.
-    const seen = new Map<number, Set<number>>();
-    let distinct = 0;
-    const perConsumer = members.map(() => 0);
-    let duplicates = 0;
-    let polls = 0;
     await atStart();
     const cpu = process.cpuUsage();
     const started = performance.now();
-    await Promise.all(
-      members.map(async (m, i) => {
-        while (distinct < records) {
-          const got = await m.poll();
-          polls++;
-          for (const r of got) {
-            let offsets = seen.get(r.partition);
-            if (!offsets) seen.set(r.partition, (offsets = new Set()));
-            const offset = Number(r.offset);
-            if (offsets.has(offset)) duplicates++;
-            else {
-              offsets.add(offset);
-              distinct++;
-            }
-          }
-          perConsumer[i]! += got.length;
-        }
-        await m.commit();
-      }),
-    );
+    const { seen, distinct, perConsumer, polls } = await drain(members, records);
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    const { unique, duplicates } = tally(seen);
+    if (unique !== distinct)
+      throw new Error(`share bench: ${unique} distinct records seen but ${distinct} first deliveries counted`);
     return {
       topic,
-      records: distinct,
+      records: unique,
       duplicates,
       polls,
       wallMs,
@@ -195,4 +173,51 @@ async function drainOnce(
   } finally {
     await Promise.allSettled(members.map((m) => m.close()));
   }
+}
+
+/**
+ * The timed loop: every member polls until `records` first deliveries arrived, then commits. Every offset is kept
+ * (as a number, per partition) for tally() once the clock stopped, so the bookkeeping costs a push per record.
+ */
+async function drain(members: readonly ShareConsumer[], records: number) {
+  const seen = new Map<number, number[]>();
+  const perConsumer = members.map(() => 0);
+  let distinct = 0;
+  let polls = 0;
+  await Promise.all(
+    members.map(async (m, i) => {
+      while (distinct < records) {
+        const got = await m.poll();
+        polls++;
+        let offsets: number[] | undefined;
+        let partition = -1;
+        for (const r of got) {
+          if (r.partition !== partition) {
+            partition = r.partition;
+            offsets = seen.get(partition);
+            if (!offsets) seen.set(partition, (offsets = []));
+          }
+          offsets!.push(Number(r.offset));
+          if (r.deliveryCount === 1) distinct++;
+        }
+        perConsumer[i]! += got.length;
+      }
+      await m.commit();
+    }),
+  );
+  return { seen, distinct, perConsumer, polls };
+}
+
+/** Distinct offsets and repeats over every partition's list. */
+function tally(seen: ReadonlyMap<number, number[]>): { unique: number; duplicates: number } {
+  let unique = 0;
+  let duplicates = 0;
+  for (const list of seen.values()) {
+    const sorted = Float64Array.from(list).sort();
+    for (let i = 0; i < sorted.length; i++) {
+      if (i > 0 && sorted[i] === sorted[i - 1]) duplicates++;
+      else unique++;
+    }
+  }
+  return { unique, duplicates };
 }

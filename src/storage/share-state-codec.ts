@@ -7,11 +7,16 @@
  *   u8 kind (0 group config · 1 share-partition) · u16 group_len · group
  *   kind 1 only: u16 topic_len · topic · u32 partition (1-based)
  *
- * Value of a share-partition (kind 1), a full snapshot:
- *   u8 version (1) · u64 spso · u64 speo
- *   u32 n × (u64 offset · u8 state · u16 delivery_count)   the in-flight records, in offset order
- *   state: 0 Available · 1 Acquired · 2 Acknowledged · 4 Archived. Acquired is written as held at the time; a
- *   replay makes it Available (its lock died with the broker), keeping the count.
+ * Value of a share-partition (kind 1), a full snapshot (version 2, written since the window keeps runs of records):
+ *   u8 version (2) · u64 spso · u64 speo
+ *   u32 n × (u64 first_offset · u64 last_offset · u32 records · u8 state · u16 delivery_count)
+ *   one entry per run of in-flight records that share a state and a delivery count, in offset order; first and
+ *   last are the starts of the run's first and last record, records how many records lie between them (offsets
+ *   are byte positions, so the count is not last − first + 1). state: 0 Available · 1 Acquired · 2 Acknowledged ·
+ *   4 Archived. Acquired is written as held at the time; a replay makes it Available (its lock died with the
+ *   broker), keeping the count.
+ * Version 1 (still read): u8 1 · u64 spso · u64 speo · u32 n × (u64 offset · u8 state · u16 delivery_count), one
+ *   entry per record; it decodes to runs of one record.
  *
  * Value of a group config (kind 0):
  *   u8 version (1) · u32 n × (u16 key_len · key · u16 value_len · value)
@@ -25,7 +30,9 @@ import { Writer } from '../protocol/writer.js';
 
 export const SHARE_STATE_TOPIC = '__share_group_state';
 export const SHARE_STATE_PARTITIONS = 16;
-export const SHARE_STATE_VERSION = 1;
+/** The snapshot version written; version 1 snapshots are still read. Group configs are version 1. */
+export const SHARE_STATE_VERSION = 2;
+const CONFIG_VERSION = 1;
 
 export const ShareStateKind = { CONFIG: 0, PARTITION: 1 } as const;
 
@@ -38,8 +45,11 @@ export type ShareStateKey =
   | { kind: typeof ShareStateKind.CONFIG; group: string }
   | { kind: typeof ShareStateKind.PARTITION; group: string; topic: string; partition: number };
 
-export interface StoredInFlight {
-  offset: bigint;
+/** A run of in-flight records with one state and delivery count: `records` records from `first` to `last`. */
+export interface StoredRun {
+  first: bigint;
+  last: bigint;
+  records: number;
   state: RecordStateValue;
   deliveryCount: number;
 }
@@ -47,7 +57,7 @@ export interface StoredInFlight {
 export interface SharePartitionSnapshot {
   spso: bigint;
   speo: bigint;
-  records: StoredInFlight[];
+  runs: StoredRun[];
 }
 
 export type ShareStateResult<T> = { ok: true; value: T } | { ok: false; detail: string };
@@ -99,19 +109,23 @@ export function decodeShareStateKey(bytes: Buffer): ShareStateResult<ShareStateK
   });
 }
 
-/** Written on every share fetch (up to 2,000 records), so straight into one buffer sized up front. */
+const RUN_BYTES = 23;
+
+/** Written on every share-state flush, so straight into one buffer sized up front. */
 export function encodeSnapshot(s: SharePartitionSnapshot): Buffer {
-  const buf = Buffer.allocUnsafe(21 + s.records.length * 11);
+  const buf = Buffer.allocUnsafe(21 + s.runs.length * RUN_BYTES);
   buf[0] = SHARE_STATE_VERSION;
-  buf.writeBigUInt64BE(s.spso, 1);
-  buf.writeBigUInt64BE(s.speo, 9);
-  buf.writeUInt32BE(s.records.length, 17);
+  putU64(buf, s.spso, 1);
+  putU64(buf, s.speo, 9);
+  buf.writeUInt32BE(s.runs.length, 17);
   let pos = 21;
-  for (const x of s.records) {
-    putU64(buf, x.offset, pos);
-    buf[pos + 8] = x.state;
-    buf.writeUInt16BE(x.deliveryCount, pos + 9);
-    pos += 11;
+  for (const x of s.runs) {
+    putU64(buf, x.first, pos);
+    putU64(buf, x.last, pos + 8);
+    buf.writeUInt32BE(x.records, pos + 16);
+    buf[pos + 20] = x.state;
+    buf.writeUInt16BE(x.deliveryCount, pos + 21);
+    pos += RUN_BYTES;
   }
   return buf;
 }
@@ -128,36 +142,60 @@ function putU64(buf: Buffer, v: bigint, pos: number): void {
 export function decodeSnapshot(bytes: Buffer): ShareStateResult<SharePartitionSnapshot> {
   return attempt(() => {
     const r = new Reader(bytes);
-    version(r);
+    const at = r.offset;
+    const v = r.u8('version');
+    if (v !== 1 && v !== SHARE_STATE_VERSION) throw new DecodeError('version', at, `unknown version ${v}`);
     const spso = r.u64('spso');
     const speo = r.u64('speo');
-    const n = r.count('records.count', 11);
-    const records = new Array<StoredInFlight>(n);
+    const n = r.count('runs.count', v === 1 ? 11 : RUN_BYTES);
+    const runs = new Array<StoredRun>(n);
     let prev = -1n;
     for (let i = 0; i < n; i++) {
-      const at = r.offset;
-      const offset = r.u64(`records[${i}].offset`);
-      const state = r.u8(`records[${i}].state`);
-      if (!stateBytes.has(state)) throw new DecodeError(`records[${i}].state`, at + 8, `unknown record state ${state}`);
-      if (offset <= prev || offset < spso || offset >= speo) {
+      const run = v === 1 ? readV1Record(r, i) : readRun(r, i);
+      if (run.first <= prev || run.first < spso || run.last >= speo) {
         throw new DecodeError(
-          `records[${i}].offset`,
-          at,
-          `offset ${offset} out of order or outside [spso ${spso}, speo ${speo})`,
+          `runs[${i}].first_offset`,
+          r.offset,
+          `run ${run.first}..${run.last} out of order or outside [spso ${spso}, speo ${speo})`,
         );
       }
-      prev = offset;
-      records[i] = { offset, state: state as RecordStateValue, deliveryCount: r.u16(`records[${i}].delivery_count`) };
+      prev = run.last;
+      runs[i] = run;
     }
     r.expectEnd('value');
     if (spso > speo) throw new DecodeError('spso', 1, `spso ${spso} is past speo ${speo}`);
-    return { spso, speo, records };
+    return { spso, speo, runs };
   });
+}
+
+function readState(r: Reader, field: string): RecordStateValue {
+  const at = r.offset;
+  const state = r.u8(field);
+  if (!stateBytes.has(state)) throw new DecodeError(field, at, `unknown record state ${state}`);
+  return state as RecordStateValue;
+}
+
+function readRun(r: Reader, i: number): StoredRun {
+  const first = r.u64(`runs[${i}].first_offset`);
+  const last = r.u64(`runs[${i}].last_offset`);
+  const at = r.offset;
+  const records = r.u32(`runs[${i}].records`);
+  if (last < first || records < 1 || (first === last) !== (records === 1)) {
+    throw new DecodeError(`runs[${i}].records`, at, `run ${first}..${last} cannot hold ${records} record(s)`);
+  }
+  const state = readState(r, `runs[${i}].state`);
+  return { first, last, records, state, deliveryCount: r.u16(`runs[${i}].delivery_count`) };
+}
+
+function readV1Record(r: Reader, i: number): StoredRun {
+  const offset = r.u64(`records[${i}].offset`);
+  const state = readState(r, `records[${i}].state`);
+  return { first: offset, last: offset, records: 1, state, deliveryCount: r.u16(`records[${i}].delivery_count`) };
 }
 
 export function encodeGroupConfig(entries: ReadonlyArray<readonly [string, string]>): Buffer {
   const w = new Writer(64);
-  w.u8(SHARE_STATE_VERSION).u32(entries.length);
+  w.u8(CONFIG_VERSION).u32(entries.length);
   for (const [k, v] of entries) {
     short(w, k);
     short(w, v);
@@ -168,18 +206,14 @@ export function encodeGroupConfig(entries: ReadonlyArray<readonly [string, strin
 export function decodeGroupConfig(bytes: Buffer): ShareStateResult<Array<[string, string]>> {
   return attempt(() => {
     const r = new Reader(bytes);
-    version(r);
+    const v = r.u8('version');
+    if (v !== CONFIG_VERSION) throw new DecodeError('version', 0, `unknown version ${v}`);
     const n = r.count('entries.count', 4, 64);
     const out: Array<[string, string]> = [];
     for (let i = 0; i < n; i++) out.push([readShort(r, `entries[${i}].key`), readShort(r, `entries[${i}].value`)]);
     r.expectEnd('value');
     return out;
   });
-}
-
-function version(r: Reader): void {
-  const v = r.u8('version');
-  if (v !== SHARE_STATE_VERSION) throw new DecodeError('version', 0, `unknown version ${v}`);
 }
 
 function attempt<T>(fn: () => T): ShareStateResult<T> {

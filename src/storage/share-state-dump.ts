@@ -12,7 +12,7 @@ import { scanRecords, withReadOnlyFile } from './record-scanner.js';
 import {
   RecordState,
   SHARE_STATE_TOPIC,
-  type StoredInFlight,
+  type StoredRun,
   ShareStateKind,
   decodeGroupConfig,
   decodeShareStateKey,
@@ -28,8 +28,8 @@ export interface ShareStateDumpEntry {
   partition?: number | undefined;
   spso?: bigint | undefined;
   speo?: bigint | undefined;
-  /** Partition snapshots: the in-flight records with their state name and delivery count. */
-  records?: Array<{ offset: bigint; state: string; deliveryCount: number }> | undefined;
+  /** Partition snapshots: the in-flight runs (first and last record start, record count), state name and delivery count. */
+  runs?: Array<{ first: bigint; last: bigint; records: number; state: string; deliveryCount: number }> | undefined;
   config?: Record<string, string> | undefined;
   /** One line for humans. */
   detail: string;
@@ -105,15 +105,21 @@ function decodeEntry(
     });
     return { ...base, ...target, kind: 'undecodable', detail: s.detail };
   }
-  const records = s.value.records.map((r: StoredInFlight) => ({
-    offset: r.offset,
+  const runs = s.value.runs.map((r: StoredRun) => ({
+    first: r.first,
+    last: r.last,
+    records: r.records,
     state: stateNames[r.state] ?? String(r.state),
     deliveryCount: r.deliveryCount,
   }));
   const counts = new Map<string, number>();
-  for (const r of records) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
-  const detail = `spso ${s.value.spso} speo ${s.value.speo} in-flight ${records.length}${[...counts].map(([n, c]) => ` ${n} ${c}`).join('')}`;
-  return { ...base, ...target, kind: 'partition', spso: s.value.spso, speo: s.value.speo, records, detail };
+  let inFlight = 0;
+  for (const r of runs) {
+    counts.set(r.state, (counts.get(r.state) ?? 0) + r.records);
+    inFlight += r.records;
+  }
+  const detail = `spso ${s.value.spso} speo ${s.value.speo} in-flight ${inFlight}${[...counts].map(([n, c]) => ` ${n} ${c}`).join('')}`;
+  return { ...base, ...target, kind: 'partition', spso: s.value.spso, speo: s.value.speo, runs, detail };
 }
 
 export function dumpShareState(

@@ -138,12 +138,12 @@ describe('share describe, list, alter, reset, state', () => {
     const report = JSON.parse(ok.stdout);
     expect(report.view).toBe('compacted');
     const snap = report.entries.find((e: any) => e.kind === 'partition' && e.topic === 'jobs');
-    expect(snap.records.map((r: any) => r.state)).toEqual([]);
+    expect(snap.runs.map((r: any) => r.state)).toEqual([]);
     expect(report.entries.find((e: any) => e.kind === 'config').config).toEqual({ 'auto.offset.reset': 'earliest' });
     const history = JSON.parse((await crater(['share', 'state', dir, '--group', 'g1', '--history', '--json'])).stdout);
     const counts = history.entries
       .filter((e: any) => e.kind === 'partition')
-      .flatMap((e: any) => e.records.map((r: any) => r.deliveryCount));
+      .flatMap((e: any) => e.runs.map((r: any) => r.deliveryCount));
     expect(Math.max(...counts)).toBe(2);
 
     const copy = path.join(path.dirname(dir), `${path.basename(dir)}-copy`);

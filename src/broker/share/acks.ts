@@ -2,7 +2,8 @@
  * Applying an ack block (SHARE_ACK, or the acks riding on SHARE_FETCH). The whole block is validated first (topics,
  * partitions, ranges that are ordered and do not overlap), so a malformed request changes nothing. Then per
  * partition: every record in the ranges must be Acquired by this member (a lock that expired was given up), or
- * nothing of that partition is applied and its result says INVALID_RECORD_STATE.
+ * nothing of that partition is applied and its result says INVALID_RECORD_STATE. A range moves whole runs of the
+ * window (split at its ends), so an ack of 1,000 records costs what an ack of one does.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { ShareAckRange, ShareAckResult, SharePartitionAcks } from '../../protocol/messages/share-acks.js';
@@ -10,7 +11,7 @@ import { ShareAckType } from '../../protocol/opcodes.js';
 import type { BrokerCore } from '../core.js';
 import { HandlerError } from '../handler.js';
 import type { ShareGroup, ShareMemberState } from './share-group.js';
-import { type ArchivedNote, type InFlight, RecordState, type SharePartition } from './share-partition.js';
+import type { ArchivedNote, Run, SharePartition } from './share-partition.js';
 
 export function validateAcks(broker: BrokerCore, acks: readonly SharePartitionAcks[]): void {
   for (const p of acks) {
@@ -54,28 +55,23 @@ export function applyAcks(
       continue;
     }
     sp.expire(now, limit, archived);
-    const held = p.ranges.map((r) => sp.between(r.firstOffset, r.lastOffset));
-    const ok = held.every(
-      (list) => list.length > 0 && list.every((e) => e.state === RecordState.ACQUIRED && e.owner === member.id),
-    );
-    if (!ok) {
+    const held = p.ranges.map((r) => sp.heldBy(member.id, r.firstOffset, r.lastOffset));
+    if (!held.every((n) => n > 0)) {
       results.push({ topic: p.topic, partition: p.partition, errorCode: ErrorCode.INVALID_RECORD_STATE, records: 0 });
       continue;
     }
-    let n = 0;
-    p.ranges.forEach((r, i) => {
-      for (const e of held[i]!) apply(sp, e, r, now, group, archived);
-      n += held[i]!.length;
-    });
+    for (const r of p.ranges)
+      for (const run of sp.isolate(r.firstOffset, r.lastOffset)) apply(sp, run, r, now, group, archived);
     sp.advance();
-    results.push({ topic: p.topic, partition: p.partition, errorCode: ErrorCode.NONE, records: n });
+    const records = held.reduce((a, b) => a + b, 0);
+    results.push({ topic: p.topic, partition: p.partition, errorCode: ErrorCode.NONE, records });
   }
   return results;
 }
 
 function apply(
   sp: SharePartition,
-  e: InFlight,
+  e: Run,
   r: ShareAckRange,
   now: number,
   group: ShareGroup,

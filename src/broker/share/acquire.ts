@@ -1,14 +1,16 @@
 /**
  * Acquiring records for one member (SHARE_FETCH): partitions of the member's topics in rotation, from each first
- * the Available records of the window (redeliveries, oldest first), then new records read at the SPEO while the
- * window is below `partition.max.record.locks`. Everything returned is Acquired by the member from `now`.
+ * the Available runs of the window (redeliveries, oldest first, read from the log again), then new records read at
+ * the SPEO while the window is below `partition.max.record.locks`. Everything returned is Acquired by the member
+ * from `now`, as pieces of the reply: one per run acquired, no object per record.
  */
-import type { ShareRecord } from '../../protocol/messages/share-fetch.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import type { BrokerCore } from '../core.js';
-import { readAt, readCeiling, readNew } from './log-reads.js';
+import type { PolledPartition } from '../consumer/fetch-poller.js';
+import { readCeiling, readNew } from './log-reads.js';
+import type { ShareRecordPiece } from './record-frames.js';
 import type { ShareGroup, ShareMemberState } from './share-group.js';
-import { type ArchivedNote, SharePartition } from './share-partition.js';
+import { type ArchivedNote, RecordState, type Run, SharePartition } from './share-partition.js';
 
 /** Keeps a SHARE_RECORDS reply far below the client's 16 MiB frame limit. */
 const MAX_REPLY_BYTES = 8 * 1_048_576;
@@ -19,6 +21,13 @@ interface Target {
   log: PartitionLog;
 }
 
+interface Acquired {
+  pieces: ShareRecordPiece[];
+  count: number;
+  /** Key and value bytes left for the reply. */
+  bytes: number;
+}
+
 export function acquire(
   broker: BrokerCore,
   group: ShareGroup,
@@ -26,20 +35,19 @@ export function acquire(
   max: number,
   now: number,
   archived: ArchivedNote[],
-): ShareRecord[] {
+): ShareRecordPiece[] {
   const targets = targetsOf(broker, member);
-  const out: ShareRecord[] = [];
-  if (targets.length === 0) return out;
+  const out: Acquired = { pieces: [], count: 0, bytes: MAX_REPLY_BYTES };
+  if (targets.length === 0) return out.pieces;
   const start = member.cursor++ % targets.length;
-  const budget = { bytes: MAX_REPLY_BYTES };
-  for (let k = 0; k < targets.length && out.length < max && budget.bytes > 0; k++) {
+  for (let k = 0; k < targets.length && out.count < max && out.bytes > 0; k++) {
     const t = targets[(start + k) % targets.length]!;
     const sp = sharePartition(broker, group, t);
     sp.expire(now, group.settings.deliveryCountLimit, archived);
-    redeliver(sp, t, member, max - out.length, now, group, out, budget);
-    readFresh(broker, sp, t, member, max - out.length, now, group, out, budget);
+    redeliver(broker, sp, t, member, max, now, group, out);
+    readFresh(broker, sp, t, member, max, now, group, out);
   }
-  return out;
+  return out.pieces;
 }
 
 /** The group's share-partition, created from auto.offset.reset the first time the group reads it. */
@@ -66,35 +74,48 @@ function targetsOf(broker: BrokerCore, member: ShareMemberState): Target[] {
   return out;
 }
 
+/** Every data record of `run` the log still holds (from the log start on), with no count or byte cap. */
+function readWhole(broker: BrokerCore, t: Target, run: Run, committed: boolean): BigUint64Array {
+  const all = readNew(
+    broker,
+    t.topic,
+    t.partition,
+    t.log,
+    run.first,
+    Number.MAX_SAFE_INTEGER,
+    committed,
+    Number.MAX_SAFE_INTEGER,
+    run.last + 1n,
+  );
+  return offsetsOf(all);
+}
+
 function redeliver(
+  broker: BrokerCore,
   sp: SharePartition,
   t: Target,
   member: ShareMemberState,
   max: number,
   now: number,
   group: ShareGroup,
-  out: ShareRecord[],
-  budget: { bytes: number },
+  out: Acquired,
 ): void {
-  if (max <= 0) return;
-  for (const e of sp.acquireAvailable(member.id, max, now, group.settings.recordLockDurationMs)) {
-    const read = readAt(t.log, e.offset);
-    if (!read) {
-      sp.drop(e);
+  const committed = group.settings.isolationLevel === 'read_committed';
+  for (const run of sp.acquirable(now)) {
+    if (out.count >= max || out.bytes <= 0) return;
+    // A restored run learns its records' offsets, and a run the log start passed loses the records below it.
+    if (!run.offsets || run.first < t.log.logStartOffset) sp.resolve(run, readWhole(broker, t, run, committed));
+    if (run.state !== RecordState.AVAILABLE) continue;
+    const want = Math.min(max - out.count, run.count);
+    const polled = readNew(broker, t.topic, t.partition, t.log, run.first, want, committed, out.bytes, run.last + 1n);
+    const n = polled?.records.length ?? 0;
+    if (n === 0 || polled!.records[n - 1]!.offset !== run.offsets![n - 1]) {
+      // The log no longer matches the run (it lost records): take what it holds now, deliver it next time.
+      sp.resolve(run, readWhole(broker, t, run, committed));
       continue;
     }
-    budget.bytes -= read.record.key.length + read.value.length;
-    out.push(
-      shareRecord(
-        t,
-        read.record.offset,
-        read.record.timestamp,
-        e.deliveryCount,
-        e.lockDeadline,
-        read.record.key,
-        read.value,
-      ),
-    );
+    const got = sp.acquireFront(run, n, member.id, now, group.settings.recordLockDurationMs);
+    addPiece(out, t, got, polled!);
   }
 }
 
@@ -106,43 +127,36 @@ function readFresh(
   max: number,
   now: number,
   group: ShareGroup,
-  out: ShareRecord[],
-  budget: { bytes: number },
+  out: Acquired,
 ): void {
   const cfg = group.settings;
-  const room = Math.min(max, cfg.partitionMaxRecordLocks - sp.inFlightCount);
-  if (room <= 0 || budget.bytes <= 0) return;
+  const room = Math.min(max - out.count, cfg.partitionMaxRecordLocks - sp.inFlightCount);
+  if (room <= 0 || out.bytes <= 0) return;
   if (sp.speo < t.log.logStartOffset && sp.inFlightCount === 0) sp.resetTo(t.log.logStartOffset);
   const committed = cfg.isolationLevel === 'read_committed';
-  const polled = readNew(broker, t.topic, t.partition, t.log, sp.speo, room, committed, budget.bytes);
+  const polled = readNew(broker, t.topic, t.partition, t.log, sp.speo, room, committed, out.bytes);
   if (!polled || (polled.records.length === 0 && polled.nextCursor === sp.speo)) return;
-  const offsets = polled.records.map((r) => r.offset);
-  const entries = sp.appendAcquired(offsets, polled.nextCursor, member.id, now, cfg.recordLockDurationMs);
-  for (let i = 0; i < entries.length; i++) {
-    const r = polled.records[i]!;
-    const value = polled.values[i]!;
-    budget.bytes -= r.key.length + value.length;
-    out.push(shareRecord(t, r.offset, r.timestamp, 1, entries[i]!.lockDeadline, r.key, value));
-  }
+  const run = sp.appendAcquired(offsetsOf(polled), polled.nextCursor, member.id, now, cfg.recordLockDurationMs);
+  if (run) addPiece(out, t, run, polled);
 }
 
-function shareRecord(
-  t: Target,
-  offset: bigint,
-  timestamp: bigint,
-  deliveryCount: number,
-  lockDeadline: number,
-  key: Buffer,
-  value: Buffer,
-): ShareRecord {
-  return {
+function offsetsOf(polled: PolledPartition | undefined): BigUint64Array {
+  const records = polled?.records ?? [];
+  const offsets = new BigUint64Array(records.length);
+  for (let i = 0; i < records.length; i++) offsets[i] = records[i]!.offset;
+  return offsets;
+}
+
+function addPiece(out: Acquired, t: Target, run: Run, polled: PolledPartition): void {
+  const { records, values } = polled;
+  for (let i = 0; i < records.length; i++) out.bytes -= records[i]!.key.length + values[i]!.length;
+  out.count += records.length;
+  out.pieces.push({
     topic: t.topic,
     partition: t.partition,
-    offset,
-    timestamp,
-    deliveryCount,
-    lockDeadlineMs: BigInt(lockDeadline),
-    key,
-    value,
-  };
+    deliveryCount: run.deliveryCount,
+    lockDeadlineMs: run.lockDeadline,
+    records,
+    values,
+  });
 }

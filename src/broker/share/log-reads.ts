@@ -1,7 +1,7 @@
 /**
  * What share groups read from a partition log: new records at the SPEO (through the consumer's poller, which steps
- * over control records and, under read_committed, aborted ones and stops at the LSO), and single records again for
- * redelivery (the broker keeps no record cache: KIP-932 re-fetches too).
+ * over control records and, under read_committed, aborted ones and stops at the LSO), the records of a run again for
+ * redelivery (the broker keeps no record cache: KIP-932 re-fetches too), and single records (SHARE_RESET, the DLQ).
  */
 import { decompressValue } from '../../protocol/compression.js';
 import type { LogRecord, PartitionLog } from '../../storage/partition-log.js';
@@ -25,7 +25,7 @@ export function readCeiling(
   return committed ? broker.transactions.lso(topic, partition, log) : log.logEndOffset;
 }
 
-/** Up to `max` data records from `from`, below the ceiling. */
+/** Up to `max` data records from `from`, below the ceiling (and below `until` when given). */
 export function readNew(
   broker: BrokerCore,
   topic: string,
@@ -35,7 +35,9 @@ export function readNew(
   max: number,
   committed: boolean,
   maxBytes: number,
+  until?: bigint,
 ): PolledPartition | undefined {
+  const ceiling = readCeiling(broker, topic, partition, log, committed);
   const result = poll(
     [
       {
@@ -44,7 +46,7 @@ export function readNew(
         partition,
         log,
         cursor: from,
-        ceiling: readCeiling(broker, topic, partition, log, committed),
+        ceiling: until !== undefined && until < ceiling ? until : ceiling,
         isAborted: committed ? broker.transactions.abortFilter(topic, partition) : undefined,
       },
     ],

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { ShareAck, ShareAckResults } from '../../protocol/messages/share-ack.js';
-import type { ShareFetch, ShareRecords } from '../../protocol/messages/share-fetch.js';
+import type { ShareFetch } from '../../protocol/messages/share-fetch.js';
 import type { ShareMember } from '../../protocol/messages/share-join.js';
 import { SHARE_STATE_PARTITIONS, SHARE_STATE_TOPIC } from '../../storage/share-state-codec.js';
 import type { BrokerCore } from '../core.js';
@@ -16,9 +16,11 @@ import { acquire } from './acquire.js';
 import { applyAcks, validateAcks } from './acks.js';
 import { type ShareGroupConfig, type ShareOptions, ShareConfigDefaults, ShareOptionDefaults } from './config.js';
 import { deadLetter } from './dlq.js';
+import type { ShareFetchResult } from './record-frames.js';
 import { ShareGroup, type ShareMemberState } from './share-group.js';
 import { type ArchivedNote, SharePartition } from './share-partition.js';
 import { ShareStore, replayShareState } from './share-store.js';
+import { StateFlusher } from './state-flusher.js';
 
 const SESSION_SHARE_MEMBERS = 'share-members';
 const runtimes = new WeakMap<BrokerCore, ShareRuntime>();
@@ -39,6 +41,7 @@ export class ShareRuntime {
     waitPollMs: number;
   };
   private store: ShareStore | undefined;
+  private readonly flushers = new WeakMap<ShareGroup, StateFlusher>();
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private quiescing = false;
@@ -138,7 +141,7 @@ export class ShareRuntime {
     await this.commit(group, archived);
   }
 
-  async fetch(conn: ConnectionHandle, req: ShareFetch): Promise<ShareRecords> {
+  async fetch(conn: ConnectionHandle, req: ShareFetch): Promise<ShareFetchResult> {
     const { group, member } = this.requireMember(conn, req.group, req.memberId);
     validateAcks(this.broker, req.acks);
     const archived: ArchivedNote[] = [];
@@ -158,7 +161,7 @@ export class ShareRuntime {
       }
     }
     await this.commit(group, archived);
-    return { brokerTimeMs: this.broker.now(), records, results };
+    return { brokerTimeMs: this.broker.now(), pieces: records, results };
   }
 
   async ack(conn: ConnectionHandle, req: ShareAck): Promise<ShareAckResults> {
@@ -191,25 +194,41 @@ export class ShareRuntime {
     await this.commit(group, archived);
   }
 
-  /** DLQ copies first (when enabled), then every dirty share-partition's snapshot; resolves once durable. */
+  /**
+   * DLQ copies first (when enabled), then the group's state (state-flusher.ts: one flush covers every request that
+   * changed it meanwhile); resolves once durable.
+   */
   async commit(group: ShareGroup, archived: readonly ArchivedNote[]): Promise<void> {
     if (archived.length > 0 && group.settings.dlqEnabled) await deadLetter(this.broker, group.name, archived);
-    const dirty: SharePartition[] = [];
-    for (const p of group.partitions.values()) {
-      if (p.dirty) {
-        p.dirty = false;
-        dirty.push(p);
-      }
-    }
-    if (dirty.length === 0) return;
-    const store = await this.openStore();
+    await this.flusherOf(group).request();
+  }
+
+  /** Flushes started for `group` so far (tests count them). */
+  flushCount(group: ShareGroup): number {
+    return this.flushers.get(group)?.flushes ?? 0;
+  }
+
+  private flusherOf(group: ShareGroup): StateFlusher {
+    let f = this.flushers.get(group);
+    if (!f)
+      this.flushers.set(
+        group,
+        (f = new StateFlusher(
+          () => group.partitions.values(),
+          (d) => this.write(group, d),
+        )),
+      );
+    return f;
+  }
+
+  private async write(group: ShareGroup, dirty: SharePartition[]): Promise<void> {
     try {
+      const store = await this.openStore();
       await store.writeSnapshots(
         group.name,
         dirty.map((p) => ({ topic: p.topic, partition: p.partition, snapshot: p.snapshot() })),
       );
     } catch (err) {
-      for (const p of dirty) p.dirty = true;
       this.broker.logger.error('share state write failed', { group: group.name, error: String(err) });
       throw new HandlerError(ErrorCode.INTERNAL, 'share state write failed');
     }

@@ -4,7 +4,7 @@
  * with the same decision becomes one range; a redelivered record gets a range of its own, since records held by
  * other members may sit between it and its neighbours.
  */
-import type { SharePartitionAcks } from '../../protocol/messages/share-acks.js';
+import type { ShareAckRange, SharePartitionAcks } from '../../protocol/messages/share-acks.js';
 import { ShareAckType, type ShareAckTypeValue } from '../../protocol/opcodes.js';
 
 export type ShareAckName = 'accept' | 'release' | 'reject';
@@ -84,41 +84,7 @@ export class ShareAckQueue {
     const byPartition = new Map<string, SharePartitionAcks>();
     const keep: Batch[] = [];
     for (const b of this.batches) {
-      let prev: { record: ShareConsumerRecord; d: Decision; part: SharePartitionAcks } | undefined;
-      let part: SharePartitionAcks | undefined;
-      const left: ShareConsumerRecord[] = [];
-      for (const r of b.records) {
-        const d = b.decisions.get(r) ?? b.rest;
-        if (!d) {
-          left.push(r);
-          prev = undefined;
-          continue;
-        }
-        if (!part || part.partition !== r.partition || part.topic !== r.topic) {
-          const key = `${r.topic}\u0000${r.partition}`;
-          part = byPartition.get(key);
-          if (!part) byPartition.set(key, (part = { topic: r.topic, partition: r.partition, ranges: [] }));
-        }
-        const last = part.ranges[part.ranges.length - 1];
-        const joins =
-          prev &&
-          prev.part === part &&
-          last &&
-          prev.record.deliveryCount === 1 &&
-          r.deliveryCount === 1 &&
-          sameDecision(prev.d, d) &&
-          last.lastOffset === prev.record.offset;
-        if (joins) last.lastOffset = r.offset;
-        else
-          part.ranges.push({
-            firstOffset: r.offset,
-            lastOffset: r.offset,
-            type: d.type,
-            releaseDelayMs: d.delayMs,
-            reason: d.reason,
-          });
-        prev = { record: r, d, part };
-      }
+      const left = drainBatch(b, byPartition);
       if (left.length > 0) keep.push(newBatch(left));
     }
     this.batches = keep;
@@ -126,6 +92,45 @@ export class ShareAckQueue {
       p.ranges.sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
     return [...byPartition.values()];
   }
+}
+
+/** Adds the decided records of `b` to `byPartition` as ranges; returns the undecided ones. */
+function drainBatch(b: Batch, byPartition: Map<string, SharePartitionAcks>): ShareConsumerRecord[] {
+  const left: ShareConsumerRecord[] = [];
+  const decided = b.decisions.size > 0;
+  let part: SharePartitionAcks | undefined;
+  // The range the previous record went into while it can still grow (a first delivery), and its decision.
+  let open: ShareAckRange | undefined;
+  let openDecision: Decision | undefined;
+  for (const r of b.records) {
+    const d = decided ? (b.decisions.get(r) ?? b.rest) : b.rest;
+    if (!d) {
+      left.push(r);
+      open = undefined;
+      continue;
+    }
+    if (!part || part.partition !== r.partition || part.topic !== r.topic) {
+      const key = `${r.topic}\u0000${r.partition}`;
+      part = byPartition.get(key);
+      if (!part) byPartition.set(key, (part = { topic: r.topic, partition: r.partition, ranges: [] }));
+      open = undefined;
+    }
+    if (open && r.deliveryCount === 1 && sameDecision(openDecision!, d)) {
+      open.lastOffset = r.offset;
+      continue;
+    }
+    const range: ShareAckRange = {
+      firstOffset: r.offset,
+      lastOffset: r.offset,
+      type: d.type,
+      releaseDelayMs: d.delayMs,
+      reason: d.reason,
+    };
+    part.ranges.push(range);
+    open = r.deliveryCount === 1 ? range : undefined;
+    openDecision = d;
+  }
+  return left;
 }
 
 function sameDecision(a: Decision, b: Decision): boolean {

@@ -25,6 +25,9 @@ import {
   writeAckBlock,
   writeAckResults,
 } from './share-acks.js';
+import { byteView } from '../byte-view.js';
+import { u32At, u64At } from '../raw-ints.js';
+import { Reader } from '../reader.js';
 import { inEntry, strBound } from './field-path.js';
 
 export const SHARE_FETCH_MAX_WAIT_MS = 30_000;
@@ -104,33 +107,99 @@ export const ShareRecordsReply = defineMessage<ShareRecords>({
     writeAckResults(w, m.results);
   },
   decode(r) {
-    const brokerTimeMs = r.u64('broker_time_ms');
-    const n = r.count('count', MIN_SHARE_RECORD_BYTES);
-    const records = new Array<ShareRecord>(n);
-    let i = 0;
-    let lastTopic = '';
-    let lastBytes: Buffer | undefined;
-    try {
-      for (; i < n; i++) {
-        const topicBytes = r.strBytes('topic', Caps.topic);
-        // Consecutive records of one partition repeat the topic: reuse the string instead of decoding it again.
-        const topic = lastBytes !== undefined && topicBytes.equals(lastBytes) ? lastTopic : topicBytes.toString('utf8');
-        lastTopic = topic;
-        lastBytes = topicBytes;
-        records[i] = {
-          topic,
-          partition: r.u32('partition'),
-          offset: r.u64('offset'),
-          timestamp: r.u64('timestamp_ms'),
-          deliveryCount: r.u16('delivery_count'),
-          lockDeadlineMs: r.u64('lock_deadline_ms'),
-          key: r.strBytes('key'),
-          value: r.strBytes('value', Number.MAX_SAFE_INTEGER),
-        };
-      }
-    } catch (err) {
-      throw inEntry(err, `records[${i}]`);
-    }
-    return { brokerTimeMs, records, results: readAckResults(r) };
+    const at = r.offset;
+    const rest = r.bytes(r.remaining, 'broker_time_ms');
+    // The strict decoder, over the same bytes with the same offsets, is what names the problem in malformed input.
+    return decodeRecordsFast(rest, at) ?? strictDecodeRecords(new Reader(rest, 0, rest.length, -at));
   },
 });
+
+function strictDecodeRecords(r: Reader): ShareRecords {
+  const brokerTimeMs = r.u64('broker_time_ms');
+  const n = r.count('count', MIN_SHARE_RECORD_BYTES);
+  const records = new Array<ShareRecord>(n);
+  let i = 0;
+  try {
+    for (; i < n; i++) {
+      records[i] = {
+        topic: r.str('topic', Caps.topic),
+        partition: r.u32('partition'),
+        offset: r.u64('offset'),
+        timestamp: r.u64('timestamp_ms'),
+        deliveryCount: r.u16('delivery_count'),
+        lockDeadlineMs: r.u64('lock_deadline_ms'),
+        key: r.strBytes('key'),
+        value: r.strBytes('value', Number.MAX_SAFE_INTEGER),
+      };
+    }
+  } catch (err) {
+    throw inEntry(err, `records[${i}]`);
+  }
+  return { brokerTimeMs, records, results: readAckResults(r) };
+}
+
+/**
+ * The hot path: the strict decoder's checks (count fits, every length within its cap and the bytes left) on raw
+ * indices, no Reader call per field, the topic decoded once per run of equal names and the lock deadline's bigint
+ * shared by the records of one run (the broker writes one deadline per run acquired). Undefined at the first failed
+ * check, leaving the error to the strict decoder.
+ */
+function decodeRecordsFast(b: Buffer, at: number): ShareRecords | undefined {
+  const end = b.length;
+  if (end < 12) return undefined;
+  const brokerTimeMs = u64At(b, 0);
+  const n = u32At(b, 8);
+  if (n > Math.floor((end - 12) / MIN_SHARE_RECORD_BYTES)) return undefined;
+  const records = new Array<ShareRecord>(n);
+  let p = 12;
+  let topicStart = -1;
+  let topicLen = -1;
+  let topic = '';
+  let lockHigh = -1;
+  let lockLow = -1;
+  let lock = 0n;
+  for (let i = 0; i < n; i++) {
+    if (end - p < 4) return undefined;
+    const tLen = u32At(b, p);
+    p += 4;
+    if (tLen > Caps.topic || tLen > end - p) return undefined;
+    if (tLen !== topicLen || !sameRange(b, p, topicStart, tLen)) {
+      topic = b.toString('utf8', p, p + tLen);
+      topicStart = p;
+      topicLen = tLen;
+    }
+    p += tLen;
+    if (end - p < 34) return undefined;
+    const high = u32At(b, p + 22);
+    const low = u32At(b, p + 26);
+    if (high !== lockHigh || low !== lockLow) {
+      lock = u64At(b, p + 22);
+      lockHigh = high;
+      lockLow = low;
+    }
+    const partition = u32At(b, p);
+    const offset = u64At(b, p + 4);
+    const timestamp = u64At(b, p + 12);
+    const deliveryCount = (b[p + 20]! << 8) | b[p + 21]!;
+    const kLen = u32At(b, p + 30);
+    p += 34;
+    if (kLen > Caps.default || kLen > end - p) return undefined;
+    const key = byteView(b, p, p + kLen);
+    p += kLen;
+    if (end - p < 4) return undefined;
+    const vLen = u32At(b, p);
+    p += 4;
+    if (vLen > end - p) return undefined;
+    const value = byteView(b, p, p + vLen);
+    p += vLen;
+    records[i] = { topic, partition, offset, timestamp, deliveryCount, lockDeadlineMs: lock, key, value };
+  }
+  return { brokerTimeMs, records, results: readAckResults(new Reader(b, p, end, -at)) };
+}
+
+/** Whether `b[a, a+len)` equals `b[c, c+len)`. */
+function sameRange(b: Buffer, a: number, c: number, len: number): boolean {
+  if (a === c) return true;
+  for (let i = 0; i < len; i++) if (b[a + i] !== b[c + i]) return false;
+  return true;
+}

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FrameDecoder } from '../../../src/protocol/frame-decoder.js';
 import { type MessageCodec, decodePayload, encodeFrame, encodePayload } from '../../../src/protocol/message.js';
 import { ShareAckRequest } from '../../../src/protocol/messages/share-ack.js';
-import { ShareFetchRequest } from '../../../src/protocol/messages/share-fetch.js';
+import { ShareFetchRequest, ShareRecordsReply } from '../../../src/protocol/messages/share-fetch.js';
 import { ShareJoinRequest } from '../../../src/protocol/messages/share-join.js';
 import { ShareResetRequest } from '../../../src/protocol/messages/share-reset.js';
 import { requestCodecs, replyCodecs } from '../../../src/protocol/registry.js';
@@ -73,5 +73,29 @@ describe('malformed share frames fail with a DecodeError naming the field', () =
     const reset = encodePayload(ShareResetRequest, { group: 'w', topic: '', to: 0, offset: 0n });
     reset[reset.length - 9] = 7;
     expect(expectDecodeError(() => decodePayload(ShareResetRequest, reset)).field).toBe('to');
+  });
+
+  it('SHARE_RECORDS: the fast decoder gives the strict one its errors (a cut value, a topic past its cap, a bad result)', () => {
+    const one = {
+      topic: 'jobs',
+      partition: 1,
+      offset: 11n,
+      timestamp: 999n,
+      deliveryCount: 2,
+      lockDeadlineMs: 31_000n,
+      key: Buffer.from('k'),
+      value: Buffer.from('v'),
+    };
+    const m = { brokerTimeMs: 1_000n, records: [one, { ...one, offset: 12n }], results: [] };
+    const bytes = encodePayload(ShareRecordsReply, m);
+    expect(decodePayload(ShareRecordsReply, bytes)).toEqual(m);
+    const cut = Buffer.from(bytes);
+    cut.writeUInt32BE(1_000, 12 + 4 + 4 + 4 + 8 + 8 + 2 + 8 + 4 + 1);
+    expect(expectDecodeError(() => decodePayload(ShareRecordsReply, cut)).field).toBe('records[0].value');
+    const longTopic = Buffer.from(bytes);
+    longTopic.writeUInt32BE(300, 12);
+    expect(expectDecodeError(() => decodePayload(ShareRecordsReply, longTopic)).field).toBe('records[0].topic');
+    const noResults = bytes.subarray(0, bytes.length - 2);
+    expect(expectDecodeError(() => decodePayload(ShareRecordsReply, noResults)).field).toBe('results.count');
   });
 });

@@ -43,38 +43,60 @@ describe('share-partition snapshots', () => {
   const snapshot = {
     spso: 3n,
     speo: 10n,
-    records: [
-      { offset: 3n, state: RecordState.ACQUIRED, deliveryCount: 2 },
-      { offset: 5n, state: RecordState.ACKNOWLEDGED, deliveryCount: 1 },
-      { offset: 9n, state: RecordState.ARCHIVED, deliveryCount: 5 },
+    runs: [
+      { first: 3n, last: 4n, records: 2, state: RecordState.ACQUIRED, deliveryCount: 2 },
+      { first: 5n, last: 5n, records: 1, state: RecordState.ACKNOWLEDGED, deliveryCount: 1 },
+      { first: 7n, last: 9n, records: 2, state: RecordState.ARCHIVED, deliveryCount: 5 },
     ],
   };
 
-  it('worked bytes and round trip', () => {
+  it('worked bytes (version 2: one entry per run) and round trip', () => {
     const bytes = encodeSnapshot(snapshot);
     expect(bytes).toEqual(
       hex(
-        '01 0000000000000003 000000000000000a 00000003 0000000000000003 01 0002 0000000000000005 02 0001 0000000000000009 04 0005',
+        `02 0000000000000003 000000000000000a 00000003
+         0000000000000003 0000000000000004 00000002 01 0002
+         0000000000000005 0000000000000005 00000001 02 0001
+         0000000000000007 0000000000000009 00000002 04 0005`,
       ),
     );
     expect(decodeSnapshot(bytes)).toEqual({ ok: true, value: snapshot });
   });
 
-  it('records out of order, outside the window, an unknown state or a short value are problems', () => {
+  it('a version 1 snapshot (one entry per record) still decodes, as runs of one record', () => {
+    const v1 = hex('01 0000000000000003 000000000000000a 00000002 0000000000000003 01 0002 0000000000000009 04 0005');
+    expect(decodeSnapshot(v1)).toEqual({
+      ok: true,
+      value: {
+        spso: 3n,
+        speo: 10n,
+        runs: [
+          { first: 3n, last: 3n, records: 1, state: RecordState.ACQUIRED, deliveryCount: 2 },
+          { first: 9n, last: 9n, records: 1, state: RecordState.ARCHIVED, deliveryCount: 5 },
+        ],
+      },
+    });
+  });
+
+  it('runs out of order, overlapping, outside the window, miscounted, an unknown state or a short value are problems', () => {
+    const [a, b] = snapshot.runs;
     const bad = [
-      { ...snapshot, records: [snapshot.records[1]!, snapshot.records[0]!] },
-      { ...snapshot, records: [{ offset: 10n, state: RecordState.ACKNOWLEDGED, deliveryCount: 1 }] },
+      { ...snapshot, runs: [b!, a!] },
+      { ...snapshot, runs: [a!, { ...b!, first: 4n }] },
+      { ...snapshot, runs: [{ ...b!, first: 10n, last: 10n }] },
+      { ...snapshot, runs: [{ ...a!, records: 0 }] },
+      { ...snapshot, runs: [{ ...b!, records: 2 }] },
     ];
     for (const s of bad) expect(decodeSnapshot(encodeSnapshot(s)).ok).toBe(false);
     const bytes = encodeSnapshot(snapshot);
     const wrongState = Buffer.from(bytes);
-    wrongState[21 + 8] = 3;
+    wrongState[21 + 20] = 3;
     expect(decodeSnapshot(wrongState)).toMatchObject({
       ok: false,
       detail: expect.stringContaining('unknown record state 3'),
     });
     expect(decodeSnapshot(bytes.subarray(0, bytes.length - 1)).ok).toBe(false);
-    expect(decodeSnapshot(Buffer.from([2])).ok).toBe(false);
+    expect(decodeSnapshot(Buffer.from([3])).ok).toBe(false);
   });
 
   it('group configs round-trip', () => {
