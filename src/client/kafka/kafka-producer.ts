@@ -10,7 +10,7 @@ import {
   type Consumer,
   type Message,
   type MessageToProduce,
-  Producer,
+  type Producer,
   ProduceAcks,
 } from '@platformatic/kafka';
 import type {
@@ -24,7 +24,9 @@ import type {
 } from '../backend.js';
 import { UsageError } from '../../errors.js';
 import { kafkaCall } from './errors.js';
+import { GuardedProducer } from './guarded-clients.js';
 import { PartitionChooser, RETRY, kafkaCompression, sendRecords } from './kafka-produce.js';
+import { SEND_QUEUE_DEFAULTS, SendQueue } from './send-queue.js';
 
 /** The library's transaction (its class is not exported by name). */
 type Transaction = NonNullable<Producer['transaction']>;
@@ -39,6 +41,7 @@ export interface KafkaProducerContext {
 export class KafkaProducer implements BackendProducer {
   readonly #producer: Producer;
   readonly #chooser: PartitionChooser;
+  readonly #queue: SendQueue;
   readonly #durable: boolean;
   #txn: Transaction | undefined;
   #failed = false;
@@ -49,7 +52,7 @@ export class KafkaProducer implements BackendProducer {
     private readonly options: BackendProducerOptions,
   ) {
     this.#durable = options.producerName !== undefined;
-    this.#producer = new Producer({
+    this.#producer = new GuardedProducer({
       clientId: `${context.clientId}-producer`,
       bootstrapBrokers: context.bootstrapBrokers,
       timeout: context.timeoutMs,
@@ -61,6 +64,10 @@ export class KafkaProducer implements BackendProducer {
       ...RETRY,
     });
     this.#chooser = new PartitionChooser(this.#producer);
+    this.#queue = new SendQueue((topic, records) => this.#sendNow(topic, records), {
+      maxRecords: options.maxBatchRecords ?? SEND_QUEUE_DEFAULTS.maxRecords,
+      maxBytes: Math.min(options.batchBytes ?? SEND_QUEUE_DEFAULTS.maxBytes, SEND_QUEUE_DEFAULTS.maxBytes),
+    });
   }
 
   get transactionState(): BackendTransactionState {
@@ -82,7 +89,13 @@ export class KafkaProducer implements BackendProducer {
   async sendBatch(topic: string, records: readonly ProducerRecord[]): Promise<BatchResult> {
     if (this.#closed) throw new UsageError('sendBatch on a closed producer');
     if (this.#txn && this.#failed) throw new UsageError('the transaction failed: only abortTransaction() is possible');
+    return this.#queue.enqueue(topic, records);
+  }
+
+  /** One coalesced send (SendQueue calls it with nothing else in flight), in the transaction open at that moment. */
+  async #sendNow(topic: string, records: readonly ProducerRecord[]): Promise<BatchResult> {
     const txn = this.#txn;
+    if (txn && this.#failed) throw new UsageError('the transaction failed: only abortTransaction() is possible');
     const send = (messages: MessageToProduce[]) =>
       txn ? txn.send({ messages, acks: ProduceAcks.ALL }) : this.#producer.send({ messages, acks: ProduceAcks.ALL });
     try {
@@ -111,6 +124,8 @@ export class KafkaProducer implements BackendProducer {
 
   async commitTransaction(): Promise<void> {
     const txn = this.#open('commitTransaction');
+    // Every send of the transaction has its answer before END_TXN (a queued one would land outside it).
+    await this.#queue.drain();
     if (this.#failed) throw new UsageError('the transaction failed: only abortTransaction() is possible');
     try {
       await kafkaCall('commit transaction', () => txn.commit(), this.context.timeoutMs);
@@ -121,6 +136,8 @@ export class KafkaProducer implements BackendProducer {
 
   async abortTransaction(): Promise<void> {
     const txn = this.#open('abortTransaction');
+    this.#queue.failQueued(new UsageError('the transaction was aborted before this record was sent'));
+    await this.#queue.drain();
     try {
       await kafkaCall('abort transaction', () => txn.abort(), this.context.timeoutMs);
     } finally {
@@ -157,7 +174,10 @@ export class KafkaProducer implements BackendProducer {
     }
   }
 
-  async flush(): Promise<void> {}
+  /** Waits until every record sent so far has its outcome. */
+  async flush(): Promise<void> {
+    await this.#queue.drain();
+  }
 
   async close(): Promise<void> {
     if (this.#closed) return;
