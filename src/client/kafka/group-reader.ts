@@ -7,9 +7,10 @@
  * An empty handout means "caught up": nothing arrived while every partition leader answered at least one fetch
  * (the stream emits 'fetch' per answer) or the wait ran out.
  */
-import { Consumer, FetchIsolationLevels, type Message, type MessagesStream } from '@platformatic/kafka';
+import { FetchIsolationLevels, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { BackendIsolation, FetchedRecord } from '../backend.js';
-import { kafkaCall, toCraterError } from './errors.js';
+import { isRetriable, kafkaCall, toCraterError } from './errors.js';
+import { GuardedConsumer } from './guarded-clients.js';
 import { RETRY } from './kafka-produce.js';
 
 export interface ReaderContext {
@@ -39,31 +40,46 @@ export function toFetchedRecord(m: Message): FetchedRecord {
   };
 }
 
+/** Consumers replaced in a row, without a fetch answered in between, before the reader gives up. */
+const MAX_RESTARTS = 3;
+
 export class GroupReader {
-  readonly #consumer: Consumer;
+  #consumer: GuardedConsumer;
   #stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
   #buffer: Message[] = [];
   #error: Error | undefined;
   #fetches = 0;
   #wake: (() => void) | undefined;
   #closed = false;
+  #restarting: Promise<void> | undefined;
+  #restarts = 0;
 
   private constructor(
     readonly group: string,
     readonly topic: string,
     readonly isolation: BackendIsolation,
-    context: ReaderContext,
+    private readonly context: ReaderContext,
   ) {
-    this.#consumer = new Consumer({
-      clientId: `${context.clientId}-${group}`,
-      bootstrapBrokers: context.bootstrapBrokers,
-      groupId: group,
-      timeout: context.timeoutMs,
+    this.#consumer = this.#newConsumer();
+  }
+
+  #newConsumer(): GuardedConsumer {
+    const consumer = new GuardedConsumer({
+      clientId: `${this.context.clientId}-${this.group}`,
+      bootstrapBrokers: this.context.bootstrapBrokers,
+      groupId: this.group,
+      timeout: this.context.timeoutMs,
       sessionTimeout: 10_000,
       heartbeatInterval: 1000,
       autocommit: false,
       ...RETRY,
     });
+    // A failed rejoin is emitted as 'error' (unhandled, it would end the process) and a heartbeat that failed all its
+    // retries as 'consumer:heartbeat:error': the member has lost its coordinator, so a new one takes over.
+    const trouble = (): void => void this.#restart(consumer).catch(() => undefined);
+    consumer.on('error', trouble);
+    consumer.on('consumer:heartbeat:error', trouble);
+    return consumer;
   }
 
   /** Joins the group and starts fetching; resolves once the member has its assignment. */
@@ -105,12 +121,45 @@ export class GroupReader {
     });
     stream.on('fetch', () => {
       this.#fetches += 1;
+      this.#restarts = 0;
       this.#notify();
     });
     stream.on('error', (error: Error) => {
+      if (stream !== this.#stream) return;
       this.#error = toCraterError(error, `consume ${this.topic} as ${this.group}`);
       this.#notify();
     });
+  }
+
+  /**
+   * Replaces `failed` (the member that lost its coordinator: @platformatic/kafka looks its group coordinator up once
+   * per consumer) by a new member, which finds the coordinator anew and starts at the group's committed offsets.
+   * Buffered records are dropped: none of them was handed out, so the new member reads them again.
+   */
+  #restart(failed: GuardedConsumer): Promise<void> {
+    if (this.#closed || failed !== this.#consumer) return this.#restarting ?? Promise.resolve();
+    if (this.#restarting) return this.#restarting;
+    this.#restarting = (async () => {
+      this.#restarts += 1;
+      const stream = this.#stream;
+      this.#stream = undefined;
+      this.#buffer = [];
+      this.#consumer = this.#newConsumer();
+      await stream?.close().catch(() => undefined);
+      // force: leaving the group needs the coordinator this member cannot reach.
+      await new Promise<void>((resolve) => failed.close(true, () => resolve()));
+      if (this.#restarts > MAX_RESTARTS) throw new Error(`${this.group}: gave up after ${MAX_RESTARTS} new members`);
+      await this.#start();
+    })()
+      .catch((error: unknown) => {
+        this.#error ??= toCraterError(error, `rejoin group ${this.group}`);
+        throw this.#error;
+      })
+      .finally(() => {
+        this.#restarting = undefined;
+        this.#notify();
+      });
+    return this.#restarting;
   }
 
   /** Partition leaders this member fetches from (how many 'fetch' answers one round has). */
@@ -128,7 +177,8 @@ export class GroupReader {
   async take(max: number, waitMs: number): Promise<Message[]> {
     const deadline = performance.now() + waitMs;
     const fetchesAtStart = this.#fetches;
-    while (this.#buffer.length === 0 && !this.#error && !this.#closed) {
+    while ((this.#buffer.length === 0 || this.#restarting) && !this.#error && !this.#closed) {
+      if (this.#restarting) await this.#restarting.catch(() => undefined);
       const left = deadline - performance.now();
       if (left <= 0 || this.#fetches - fetchesAtStart >= this.#leaders() + 1) break;
       await new Promise<void>((resolve) => {
@@ -144,8 +194,30 @@ export class GroupReader {
     if (this.#error) throw this.#error;
     const taken = this.#buffer.splice(0, max);
     if (this.#buffer.length < HIGH_WATER / 2 && this.#stream?.isPaused()) this.#stream.resume();
-    await this.commitPast(taken);
+    await this.#commitTaken(taken);
     return taken;
+  }
+
+  /** Commits past what take() hands out; a member that lost its coordinator is replaced and the commit made again. */
+  async #commitTaken(taken: readonly Message[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const consumer = this.#consumer;
+      try {
+        await this.commitPast(taken);
+        return;
+      } catch (error) {
+        if (attempt >= MAX_RESTARTS || !isRetriable(error)) throw error;
+        await this.#restart(consumer);
+        // The new member starts at the old committed offsets: what was just taken must not be handed out twice.
+        this.#dropTaken(taken);
+      }
+    }
+  }
+
+  #dropTaken(taken: readonly Message[]): void {
+    const next = new Map<number, bigint>();
+    for (const m of taken) next.set(m.partition, m.offset + 1n);
+    this.#buffer = this.#buffer.filter((m) => m.offset >= (next.get(m.partition) ?? -1n));
   }
 
   async commitPast(messages: readonly Message[]): Promise<void> {
@@ -165,6 +237,7 @@ export class GroupReader {
     if (this.#closed) return;
     this.#closed = true;
     this.#notify();
+    await this.#restarting?.catch(() => undefined);
     await this.#stream?.close().catch(() => undefined);
     await this.#consumer.close().catch(() => undefined);
   }

@@ -6,7 +6,7 @@
  * What MoonMQ's protocol has and Kafka has not is refused with UnsupportedError: NACK, and FETCH's legacy
  * one-RECORD-per-record reply shape (and its raw frames).
  */
-import { Admin, Producer, ProduceAcks } from '@platformatic/kafka';
+import { Admin, type Producer, ProduceAcks } from '@platformatic/kafka';
 import { randomUUID } from 'node:crypto';
 import type {
   Backend,
@@ -30,6 +30,7 @@ import type { NackAck } from '../../protocol/messages/nack.js';
 import { formatKafkaBootstrap, parseKafkaBootstrap } from './address.js';
 import { kafkaCall } from './errors.js';
 import { GroupReader, toFetchedRecord } from './group-reader.js';
+import { GuardedProducer } from './guarded-clients.js';
 import * as admin from './kafka-admin.js';
 import { PartitionChooser, RETRY, plainSender, sendRecords } from './kafka-produce.js';
 import { KafkaProducer } from './kafka-producer.js';
@@ -143,7 +144,7 @@ export class KafkaBackend implements Backend {
     options: BackendProduceOptions = {},
   ): Promise<BatchResult> {
     if (!this.#producer) {
-      this.#producer = new Producer({
+      this.#producer = new GuardedProducer({
         clientId: `${this.clientId}-plain`,
         bootstrapBrokers: [...this.brokers],
         timeout: this.timeoutMs,
