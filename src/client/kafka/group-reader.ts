@@ -124,9 +124,14 @@ export class GroupReader {
       this.#restarts = 0;
       this.#notify();
     });
+    const consumer = this.#consumer;
     stream.on('error', (error: Error) => {
       if (stream !== this.#stream) return;
-      this.#error = toCraterError(error, `consume ${this.topic} as ${this.group}`);
+      const failure = toCraterError(error, `consume ${this.topic} as ${this.group}`);
+      // A fetch that failed all its retries on a dead leader: the library keeps the metadata it had, a new member
+      // starts with the cluster's current one.
+      if (isRetriable(failure)) void this.#restart(consumer).catch(() => undefined);
+      else this.#error = failure;
       this.#notify();
     });
   }

@@ -58,6 +58,11 @@ export class KafkaProducer implements BackendProducer {
       timeout: context.timeoutMs,
       idempotent: options.idempotent !== false || this.#durable,
       transactionalId: options.producerName,
+      // InitProducerId as a new producer (-1/-1, what Java's producer sends). The library's default, 0/0, reads as
+      // "bump epoch of producer 0": for a transactional.id that already has a producer, every later session was
+      // refused with PRODUCER_FENCED instead of fencing the old one.
+      producerId: -1n,
+      producerEpoch: -1,
       acks: ProduceAcks.ALL,
       compression: kafkaCompression(options.codec),
       autocreateTopics: false,
