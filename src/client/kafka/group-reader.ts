@@ -53,6 +53,12 @@ export class GroupReader {
   #closed = false;
   #restarting: Promise<void> | undefined;
   #restarts = 0;
+  /** Per partition, the offset after the last record handed out: a new member's older records are dropped. */
+  readonly #floor = new Map<number, bigint>();
+  /** Commits not yet sent (partition → next offset), the commit in flight, and a failure not yet reported. */
+  readonly #toCommit = new Map<number, bigint>();
+  #committing: Promise<void> | undefined;
+  #commitFailure: Error | undefined;
 
   private constructor(
     readonly group: string,
@@ -115,6 +121,7 @@ export class GroupReader {
     );
     this.#stream = stream;
     stream.on('data', (m: Message) => {
+      if (m.offset < (this.#floor.get(m.partition) ?? 0n)) return;
       this.#buffer.push(m);
       if (this.#buffer.length >= HIGH_WATER) stream.pause();
       this.#notify();
@@ -178,7 +185,12 @@ export class GroupReader {
     return Math.max(1, leaders.size);
   }
 
-  /** Up to `max` records, waiting at most `waitMs` for the first; the group is committed past them. */
+  /**
+   * Up to `max` records, waiting at most `waitMs` for the first. The group is committed past them in the background,
+   * one commit in flight (later handouts merged into the next): a commit per handout awaited before returning made
+   * every fetch two round trips. commitAt(), settle() and close() wait for those commits; a failed one is thrown by
+   * the next take() or settle(). Until it lands a crash re-reads the records (at least once, as on MoonMQ).
+   */
   async take(max: number, waitMs: number): Promise<Message[]> {
     const deadline = performance.now() + waitMs;
     const fetchesAtStart = this.#fetches;
@@ -197,41 +209,68 @@ export class GroupReader {
       this.#wake = undefined;
     }
     if (this.#error) throw this.#error;
+    this.#throwCommitFailure();
     const taken = this.#buffer.splice(0, max);
     if (this.#buffer.length < HIGH_WATER / 2 && this.#stream?.isPaused()) this.#stream.resume();
-    await this.#commitTaken(taken);
+    for (const m of taken) {
+      this.#floor.set(m.partition, m.offset + 1n);
+      this.#toCommit.set(m.partition, m.offset + 1n);
+    }
+    if (taken.length > 0) this.#committing ??= this.#sendCommits();
     return taken;
   }
 
-  /** Commits past what take() hands out; a member that lost its coordinator is replaced and the commit made again. */
-  async #commitTaken(taken: readonly Message[]): Promise<void> {
+  /** Resolves once every handout so far is committed; throws a commit that failed. */
+  async settle(): Promise<void> {
+    while (this.#committing) await this.#committing;
+    this.#throwCommitFailure();
+  }
+
+  #throwCommitFailure(): void {
+    const failure = this.#commitFailure;
+    this.#commitFailure = undefined;
+    if (failure) throw failure;
+  }
+
+  async #sendCommits(): Promise<void> {
+    try {
+      while (this.#toCommit.size > 0) {
+        const offsets = [...this.#toCommit].map(([partition, offset]) => ({ partition, offset }));
+        this.#toCommit.clear();
+        await this.#commitWithNewMember(offsets);
+      }
+    } catch (error) {
+      this.#commitFailure = error as Error;
+    } finally {
+      this.#committing = undefined;
+    }
+  }
+
+  /** A member that lost its coordinator is replaced and the commit made again by the new one. */
+  async #commitWithNewMember(offsets: readonly { partition: number; offset: bigint }[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const consumer = this.#consumer;
       try {
-        await this.commitPast(taken);
+        await this.#commitNow(offsets);
         return;
       } catch (error) {
         if (attempt >= MAX_RESTARTS || !isRetriable(error)) throw error;
+        // The new member starts at the old committed offsets; #floor drops what was already handed out.
         await this.#restart(consumer);
-        // The new member starts at the old committed offsets: what was just taken must not be handed out twice.
-        this.#dropTaken(taken);
       }
     }
   }
 
-  #dropTaken(taken: readonly Message[]): void {
-    const next = new Map<number, bigint>();
-    for (const m of taken) next.set(m.partition, m.offset + 1n);
-    this.#buffer = this.#buffer.filter((m) => m.offset >= (next.get(m.partition) ?? -1n));
-  }
-
-  async commitPast(messages: readonly Message[]): Promise<void> {
-    const next = new Map<number, bigint>();
-    for (const m of messages) next.set(m.partition, m.offset + 1n);
-    await this.commitAt([...next].map(([partition, offset]) => ({ partition, offset })));
-  }
-
+  /** Commits `offsets` after the background commits of earlier handouts, so it is never overwritten by one. */
   async commitAt(offsets: readonly { partition: number; offset: bigint }[]): Promise<void> {
+    await this.settle();
+    await this.#commitNow(offsets);
+    // Handed back: a new member may hand these records out again.
+    for (const o of offsets)
+      if ((this.#floor.get(o.partition) ?? 0n) > o.offset) this.#floor.set(o.partition, o.offset);
+  }
+
+  async #commitNow(offsets: readonly { partition: number; offset: bigint }[]): Promise<void> {
     if (offsets.length === 0) return;
     const list = offsets.map((o) => ({ topic: this.topic, partition: o.partition, offset: o.offset, leaderEpoch: -1 }));
     await kafkaCall(`commit ${this.group}`, () => this.#consumer.commit({ offsets: list }));
@@ -243,6 +282,7 @@ export class GroupReader {
     this.#closed = true;
     this.#notify();
     await this.#restarting?.catch(() => undefined);
+    await this.settle().catch(() => undefined);
     await this.#stream?.close().catch(() => undefined);
     await this.#consumer.close().catch(() => undefined);
   }

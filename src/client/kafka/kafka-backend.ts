@@ -13,6 +13,7 @@ import type {
   BackendConfigEntries,
   BackendFetchOptions,
   BackendFetchResult,
+  BackendIsolation,
   BackendProduceOptions,
   BackendProducerOptions,
   BackendSubscribeOptions,
@@ -177,6 +178,10 @@ export class KafkaBackend implements Backend {
     return { records: messages.map(toFetchedRecord) };
   }
 
+  async joinFetchGroup(topic: string, group: string, options: { isolation?: BackendIsolation } = {}): Promise<void> {
+    await this.readerFor(topic, group, options.isolation ?? 'read_uncommitted');
+  }
+
   subscribe(topic: string, group: string, options: BackendSubscribeOptions = {}): BackendSubscription {
     const sub = new KafkaSubscription(
       () => GroupReader.open(group, topic, options.isolation ?? 'read_uncommitted', this.context),
@@ -206,7 +211,9 @@ export class KafkaBackend implements Backend {
     return admin.listGroups(this.admin);
   }
 
-  describeGroup(groupId: string): Promise<GroupDescription> {
+  /** After the commits of this backend's fetches as `groupId` have landed (they are sent in the background). */
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    if (this.#reader?.group === groupId) await this.#reader.settle();
     return admin.describeGroup(this.admin, groupId);
   }
 
