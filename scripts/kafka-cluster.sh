@@ -8,6 +8,7 @@
 #   scripts/kafka-cluster.sh kill N         SIGKILL node N (1..3), for fault tests
 #   scripts/kafka-cluster.sh restart N      start node N again on its own storage and ports
 #   scripts/kafka-cluster.sh jars           only resolve the jars (the Maven step)
+#   scripts/kafka-cluster.sh jars --cached  exit 0 if the jars are already resolved for this pom, 1 if not
 #
 # State (configs, data, logs, pids) lives in $CRATER_KAFKA_DIR (default .cache/kafka/cluster). Only pids recorded
 # there are ever signalled, and only while they still run a java process with that dir on its command line.
@@ -32,10 +33,14 @@ need_java() {
   command -v java >/dev/null 2>&1 || die "java not found: Kafka 4.x needs Java 17 or newer on PATH"
 }
 
+jars_cached() {
+  [ -f "$JARS/.pom-sha256" ] && [ "$(cat "$JARS/.pom-sha256")" = "$(sha256sum "$POM" | cut -d' ' -f1)" ]
+}
+
 resolve_jars() {
   local stamp="$JARS/.pom-sha256" want
   want="$(sha256sum "$POM" | cut -d' ' -f1)"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return 0; fi
+  if jars_cached; then return 0; fi
   command -v mvn >/dev/null 2>&1 || die "mvn not found: needed once to fetch the Kafka jars from Maven Central"
   log "resolving Kafka jars with Maven into $JARS"
   rm -rf "$JARS"
@@ -237,6 +242,8 @@ case "${1:-}" in
     start_node "$2"
     wait_ready "$2"
     ;;
-  jars) resolve_jars ;;
+  jars)
+    if [ "${2:-}" = "--cached" ]; then jars_cached; else resolve_jars; fi
+    ;;
   *) echo "usage: $0 start|stop|status|kill N|restart N|jars" >&2; exit 2 ;;
 esac

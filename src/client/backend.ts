@@ -208,6 +208,11 @@ export interface Backend extends AsyncDisposable {
 
   /** Records for `group`, which is then committed past them (the next fetch continues after them). */
   fetch(topic: string, group: string, options?: BackendFetchOptions): Promise<BackendFetchResult>;
+  /**
+   * Kafka: joins `group` as the member that fetch() then reads with (JoinGroup, SyncGroup, the assignment), so the
+   * first fetch does not pay for it (a benchmark times the reads only). MoonMQ has no such step.
+   */
+  joinFetchGroup?(topic: string, group: string, options?: { isolation?: BackendIsolation }): Promise<void>;
   subscribe(topic: string, group: string, options?: BackendSubscribeOptions): BackendSubscription;
   /** Stores `offset` (the next record to read) for the group this backend fetched as. */
   commit(topic: string, partition: number, offset: bigint): Promise<void>;

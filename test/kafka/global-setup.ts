@@ -2,8 +2,9 @@
  * Starts one 3-node KRaft cluster (scripts/kafka-cluster.sh) for the Kafka suite and stops it afterwards; the tests
  * read its bootstrap list with `inject('kafkaBootstrap')` (null: skip). CRATER_KAFKA_BOOTSTRAP=kafka://… set in the
  * environment uses that cluster instead and leaves it running (its 'kill' and 'restart' helpers then need
- * CRATER_KAFKA_DIR pointing at it). Without Java the suite is skipped with one warning line, unless
- * CRATER_REQUIRE_KAFKA=1 (CI), which makes that a failure.
+ * CRATER_KAFKA_DIR pointing at it). Without Java (or without Maven while the jars are not cached) the suite is
+ * skipped with one warning line, unless CRATER_REQUIRE_KAFKA=1 (CI), which makes that a failure. The cluster is
+ * stopped by the teardown, after failed tests too, and by an exit hook if vitest ends without its teardown.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -20,8 +21,23 @@ declare module 'vitest' {
 
 const script = path.resolve(import.meta.dirname, '../../scripts/kafka-cluster.sh');
 
-function hasJava(): boolean {
-  return spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0;
+/** Why the cluster cannot start here (no Java; no Maven while the jars are not cached yet), or undefined. */
+function missingTool(): string | undefined {
+  if (spawnSync('java', ['-version'], { stdio: 'ignore' }).status !== 0)
+    return 'no java on PATH (Kafka 4.x needs Java 17+)';
+  const jarsCached = spawnSync('bash', [script, 'jars', '--cached'], { stdio: 'ignore' }).status === 0;
+  if (!jarsCached && spawnSync('mvn', ['-v'], { stdio: 'ignore' }).status !== 0)
+    return 'no mvn on PATH to fetch the Kafka jars from Maven Central (needed once)';
+  return undefined;
+}
+
+function skip(project: TestProject, why: string): undefined {
+  if (process.env.CRATER_REQUIRE_KAFKA === '1')
+    throw new Error(`CRATER_REQUIRE_KAFKA=1 but the Kafka suite cannot run: ${why}`);
+  console.warn(`kafka suite skipped: ${why}; install Java 17+ and Maven to run it (CI requires it)`);
+  project.provide('kafkaBootstrap', null);
+  project.provide('kafkaClusterDir', null);
+  return undefined;
 }
 
 export default function setup(project: TestProject): (() => void) | undefined {
@@ -31,27 +47,35 @@ export default function setup(project: TestProject): (() => void) | undefined {
     project.provide('kafkaClusterDir', process.env.CRATER_KAFKA_DIR ?? null);
     return undefined;
   }
-  if (!hasJava()) {
-    if (process.env.CRATER_REQUIRE_KAFKA === '1')
-      throw new Error('CRATER_REQUIRE_KAFKA=1 but java is not on PATH: the Kafka suite cannot run');
-    console.warn(
-      'kafka suite skipped: no java on PATH (Kafka 4.x needs Java 17+; set CRATER_REQUIRE_KAFKA=1 to make this fail)',
-    );
-    project.provide('kafkaBootstrap', null);
-    project.provide('kafkaClusterDir', null);
-    return undefined;
-  }
-  // CRATER_KAFKA_DIR names the state dir (.ci/run sets it, to stop the cluster even if vitest is killed).
+  const missing = missingTool();
+  if (missing) return skip(project, missing);
+  // CRATER_KAFKA_DIR names the state dir (.ci/run sets it, so its trap stops the cluster even if vitest is killed).
   const dir = process.env.CRATER_KAFKA_DIR ?? mkdtempSync(path.join(tmpdir(), 'crater-kafka-'));
   const env = { ...process.env, CRATER_KAFKA_DIR: dir };
+  let stopped = false;
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', stop);
+    execFileSync('bash', [script, 'stop'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  };
+  // The nodes run in sessions of their own: a vitest that exits without its teardown (a ^C) still stops them.
+  process.on('exit', stop);
   const started = performance.now();
-  const out = execFileSync('bash', [script, 'start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  let out: string;
+  try {
+    out = execFileSync('bash', [script, 'start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  } catch (error) {
+    stop();
+    throw error;
+  }
   const bootstrap = /CRATER_KAFKA_BOOTSTRAP=(\S+)/.exec(out)?.[1];
-  if (!bootstrap) throw new Error(`kafka-cluster.sh start printed no bootstrap list: ${out}`);
+  if (!bootstrap) {
+    stop();
+    throw new Error(`kafka-cluster.sh start printed no bootstrap list: ${out}`);
+  }
   console.warn(`kafka suite: 3-node cluster ${bootstrap} started in ${Math.round(performance.now() - started)} ms`);
   project.provide('kafkaBootstrap', bootstrap);
   project.provide('kafkaClusterDir', dir);
-  return () => {
-    execFileSync('bash', [script, 'stop'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-  };
+  return stop;
 }

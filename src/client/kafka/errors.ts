@@ -72,3 +72,20 @@ export async function kafkaCall<T>(what: string, fn: () => Promise<T>, timeoutMs
     clearTimeout(timer);
   }
 }
+
+/** Kafka errors that a new group member (which finds the coordinator anew) can get past. */
+const MEMBER_ERRORS = new Set([
+  'NOT_COORDINATOR',
+  'COORDINATOR_NOT_AVAILABLE',
+  'COORDINATOR_LOAD_IN_PROGRESS',
+  'UNKNOWN_MEMBER_ID',
+  'ILLEGAL_GENERATION',
+  'REBALANCE_IN_PROGRESS',
+]);
+
+/** True for a crater error (from kafkaCall) that a new member may not meet: a network failure, a timeout, a moved coordinator. */
+export function isRetriable(error: unknown): boolean {
+  if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
+  const name = kafkaErrorName(error instanceof CraterError ? error.cause : error);
+  return name !== undefined && MEMBER_ERRORS.has(name);
+}

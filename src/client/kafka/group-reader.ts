@@ -7,9 +7,10 @@
  * An empty handout means "caught up": nothing arrived while every partition leader answered at least one fetch
  * (the stream emits 'fetch' per answer) or the wait ran out.
  */
-import { Consumer, FetchIsolationLevels, type Message, type MessagesStream } from '@platformatic/kafka';
+import { FetchIsolationLevels, type Message, type MessagesStream } from '@platformatic/kafka';
 import type { BackendIsolation, FetchedRecord } from '../backend.js';
-import { kafkaCall, toCraterError } from './errors.js';
+import { isRetriable, kafkaCall, toCraterError } from './errors.js';
+import { GuardedConsumer } from './guarded-clients.js';
 import { RETRY } from './kafka-produce.js';
 
 export interface ReaderContext {
@@ -42,14 +43,34 @@ export function toFetchedRecord(m: Message): FetchedRecord {
   };
 }
 
+/** Consumers replaced in a row, without a fetch answered in between, before the reader gives up. */
+const MAX_RESTARTS = 3;
+
+/** One key per (topic, partition) for the per-partition maps. */
+const partitionKey = (topic: string, partition: number): string => `${partition}:${topic}`;
+
+interface CommitEntry {
+  topic: string;
+  partition: number;
+  offset: bigint;
+}
+
 export class GroupReader {
-  readonly #consumer: Consumer;
+  #consumer: GuardedConsumer;
   #stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
   #buffer: Message[] = [];
   #error: Error | undefined;
   #fetches = 0;
   #wake: (() => void) | undefined;
   #closed = false;
+  #restarting: Promise<void> | undefined;
+  #restarts = 0;
+  /** Per partition, the offset after the last record handed out: a new member's older records are dropped. */
+  readonly #floor = new Map<string, bigint>();
+  /** Commits not yet sent (per partition, the next offset), the commit in flight, and a failure not yet reported. */
+  readonly #toCommit = new Map<string, CommitEntry>();
+  #committing: Promise<void> | undefined;
+  #commitFailure: Error | undefined;
 
   readonly topics: readonly string[];
 
@@ -57,24 +78,34 @@ export class GroupReader {
     readonly group: string,
     topics: string | readonly string[],
     readonly isolation: BackendIsolation,
-    context: ReaderContext,
+    private readonly context: ReaderContext,
   ) {
     this.topics = typeof topics === 'string' ? [topics] : [...topics];
-    this.#consumer = new Consumer({
-      clientId: `${context.clientId}-${group}`,
-      bootstrapBrokers: context.bootstrapBrokers,
-      groupId: group,
-      timeout: context.timeoutMs,
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1000,
-      autocommit: false,
-      ...RETRY,
-    });
+    this.#consumer = this.#newConsumer();
   }
 
   /** The (first) topic this member reads. */
   get topic(): string {
     return this.topics[0]!;
+  }
+
+  #newConsumer(): GuardedConsumer {
+    const consumer = new GuardedConsumer({
+      clientId: `${this.context.clientId}-${this.group}`,
+      bootstrapBrokers: this.context.bootstrapBrokers,
+      groupId: this.group,
+      timeout: this.context.timeoutMs,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1000,
+      autocommit: false,
+      ...RETRY,
+    });
+    // A failed rejoin is emitted as 'error' (unhandled, it would end the process) and a heartbeat that failed all its
+    // retries as 'consumer:heartbeat:error': the member has lost its coordinator, so a new one takes over.
+    const trouble = (): void => void this.#restart(consumer).catch(() => undefined);
+    consumer.on('error', trouble);
+    consumer.on('consumer:heartbeat:error', trouble);
+    return consumer;
   }
 
   /** Joins the group and starts fetching; resolves once the member has its assignment. */
@@ -110,18 +141,57 @@ export class GroupReader {
     );
     this.#stream = stream;
     stream.on('data', (m: Message) => {
+      if (m.offset < (this.#floor.get(partitionKey(m.topic, m.partition)) ?? 0n)) return;
       this.#buffer.push(m);
       if (this.#buffer.length >= HIGH_WATER) stream.pause();
       this.#notify();
     });
     stream.on('fetch', () => {
       this.#fetches += 1;
+      this.#restarts = 0;
       this.#notify();
     });
+    const consumer = this.#consumer;
     stream.on('error', (error: Error) => {
-      this.#error = toCraterError(error, `consume ${this.topics.join(', ')} as ${this.group}`);
+      if (stream !== this.#stream) return;
+      const failure = toCraterError(error, `consume ${this.topics.join(', ')} as ${this.group}`);
+      // A fetch that failed all its retries on a dead leader: the library keeps the metadata it had, a new member
+      // starts with the cluster's current one.
+      if (isRetriable(failure)) void this.#restart(consumer).catch(() => undefined);
+      else this.#error = failure;
       this.#notify();
     });
+  }
+
+  /**
+   * Replaces `failed` (the member that lost its coordinator: @platformatic/kafka looks its group coordinator up once
+   * per consumer) by a new member, which finds the coordinator anew and starts at the group's committed offsets.
+   * Buffered records are dropped: none of them was handed out, so the new member reads them again.
+   */
+  #restart(failed: GuardedConsumer): Promise<void> {
+    if (this.#closed || failed !== this.#consumer) return this.#restarting ?? Promise.resolve();
+    if (this.#restarting) return this.#restarting;
+    this.#restarting = (async () => {
+      this.#restarts += 1;
+      const stream = this.#stream;
+      this.#stream = undefined;
+      this.#buffer = [];
+      this.#consumer = this.#newConsumer();
+      await stream?.close().catch(() => undefined);
+      // force: leaving the group needs the coordinator this member cannot reach.
+      await new Promise<void>((resolve) => failed.close(true, () => resolve()));
+      if (this.#restarts > MAX_RESTARTS) throw new Error(`${this.group}: gave up after ${MAX_RESTARTS} new members`);
+      await this.#start();
+    })()
+      .catch((error: unknown) => {
+        this.#error ??= toCraterError(error, `rejoin group ${this.group}`);
+        throw this.#error;
+      })
+      .finally(() => {
+        this.#restarting = undefined;
+        this.#notify();
+      });
+    return this.#restarting;
   }
 
   /** Partition leaders this member fetches from (how many 'fetch' answers one round has). */
@@ -142,11 +212,17 @@ export class GroupReader {
     return n;
   }
 
-  /** Up to `max` records, waiting at most `waitMs` for the first; the group is committed past them. */
+  /**
+   * Up to `max` records, waiting at most `waitMs` for the first. The group is committed past them in the background,
+   * one commit in flight (later handouts merged into the next): a commit per handout awaited before returning made
+   * every fetch two round trips. commitAt(), settle() and close() wait for those commits; a failed one is thrown by
+   * the next take() or settle(). Until it lands a crash re-reads the records (at least once, as on MoonMQ).
+   */
   async take(max: number, waitMs: number): Promise<Message[]> {
     const deadline = performance.now() + waitMs;
     const fetchesAtStart = this.#fetches;
-    while (this.#buffer.length === 0 && !this.#error && !this.#closed) {
+    while ((this.#buffer.length === 0 || this.#restarting) && !this.#error && !this.#closed) {
+      if (this.#restarting) await this.#restarting.catch(() => undefined);
       const left = deadline - performance.now();
       if (left <= 0 || this.#fetches - fetchesAtStart >= this.#leaders() + 1) break;
       await new Promise<void>((resolve) => {
@@ -160,28 +236,77 @@ export class GroupReader {
       this.#wake = undefined;
     }
     if (this.#error) throw this.#error;
+    this.#throwCommitFailure();
     const taken = this.#buffer.splice(0, max);
     if (this.#buffer.length < HIGH_WATER / 2 && this.#stream?.isPaused()) this.#stream.resume();
-    await this.commitPast(taken);
+    for (const m of taken) {
+      const key = partitionKey(m.topic, m.partition);
+      this.#floor.set(key, m.offset + 1n);
+      this.#toCommit.set(key, { topic: m.topic, partition: m.partition, offset: m.offset + 1n });
+    }
+    if (taken.length > 0) this.#committing ??= this.#sendCommits();
     return taken;
   }
 
-  async commitPast(messages: readonly Message[]): Promise<void> {
-    const next = new Map<string, { topic: string; partition: number; offset: bigint }>();
-    for (const m of messages)
-      next.set(`${m.partition}:${m.topic}`, { topic: m.topic, partition: m.partition, offset: m.offset + 1n });
-    await this.commitAt([...next.values()]);
+  /** Resolves once every handout so far is committed; throws a commit that failed. */
+  async settle(): Promise<void> {
+    while (this.#committing) await this.#committing;
+    this.#throwCommitFailure();
   }
 
-  /** Commits each entry's offset (the next record to read); `topic` defaults to the first topic. */
+  #throwCommitFailure(): void {
+    const failure = this.#commitFailure;
+    this.#commitFailure = undefined;
+    if (failure) throw failure;
+  }
+
+  async #sendCommits(): Promise<void> {
+    try {
+      while (this.#toCommit.size > 0) {
+        const offsets = [...this.#toCommit.values()];
+        this.#toCommit.clear();
+        await this.#commitWithNewMember(offsets);
+      }
+    } catch (error) {
+      this.#commitFailure = error as Error;
+    } finally {
+      this.#committing = undefined;
+    }
+  }
+
+  /** A member that lost its coordinator is replaced and the commit made again by the new one. */
+  async #commitWithNewMember(offsets: readonly CommitEntry[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const consumer = this.#consumer;
+      try {
+        await this.#commitNow(offsets);
+        return;
+      } catch (error) {
+        if (attempt >= MAX_RESTARTS || !isRetriable(error)) throw error;
+        // The new member starts at the old committed offsets; #floor drops what was already handed out.
+        await this.#restart(consumer);
+      }
+    }
+  }
+
+  /**
+   * Commits each entry's offset (the next record to read; `topic` defaults to the first topic) after the background
+   * commits of earlier handouts, so it is never overwritten by one.
+   */
   async commitAt(offsets: readonly { topic?: string; partition: number; offset: bigint }[]): Promise<void> {
+    const entries = offsets.map((o) => ({ topic: o.topic ?? this.topic, partition: o.partition, offset: o.offset }));
+    await this.settle();
+    await this.#commitNow(entries);
+    // Handed back: a new member may hand these records out again.
+    for (const o of entries) {
+      const key = partitionKey(o.topic, o.partition);
+      if ((this.#floor.get(key) ?? 0n) > o.offset) this.#floor.set(key, o.offset);
+    }
+  }
+
+  async #commitNow(offsets: readonly CommitEntry[]): Promise<void> {
     if (offsets.length === 0) return;
-    const list = offsets.map((o) => ({
-      topic: o.topic ?? this.topic,
-      partition: o.partition,
-      offset: o.offset,
-      leaderEpoch: -1,
-    }));
+    const list = offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset, leaderEpoch: -1 }));
     await kafkaCall(`commit ${this.group}`, () => this.#consumer.commit({ offsets: list }));
   }
 
@@ -190,6 +315,8 @@ export class GroupReader {
     if (this.#closed) return;
     this.#closed = true;
     this.#notify();
+    await this.#restarting?.catch(() => undefined);
+    await this.settle().catch(() => undefined);
     await this.#stream?.close().catch(() => undefined);
     await this.#consumer.close().catch(() => undefined);
   }

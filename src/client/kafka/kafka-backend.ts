@@ -6,7 +6,7 @@
  * What MoonMQ's protocol has and Kafka has not is refused with UnsupportedError: NACK, and FETCH's legacy
  * one-RECORD-per-record reply shape (and its raw frames).
  */
-import { Admin, Producer, ProduceAcks } from '@platformatic/kafka';
+import { Admin, type Producer, ProduceAcks } from '@platformatic/kafka';
 import { randomUUID } from 'node:crypto';
 import type {
   Backend,
@@ -35,6 +35,7 @@ import type { NackAck } from '../../protocol/messages/nack.js';
 import { formatKafkaBootstrap, parseKafkaBootstrap } from './address.js';
 import { kafkaCall } from './errors.js';
 import { GroupReader, toFetchedRecord } from './group-reader.js';
+import { GuardedProducer } from './guarded-clients.js';
 import * as admin from './kafka-admin.js';
 import { PartitionChooser, RETRY, plainSender, sendRecords } from './kafka-produce.js';
 import { KafkaConsumer, KafkaGroupFetcher } from './kafka-consumer.js';
@@ -152,7 +153,7 @@ export class KafkaBackend implements Backend {
     options: BackendProduceOptions = {},
   ): Promise<BatchResult> {
     if (!this.#producer) {
-      this.#producer = new Producer({
+      this.#producer = new GuardedProducer({
         clientId: `${this.clientId}-plain`,
         bootstrapBrokers: [...this.brokers],
         timeout: this.timeoutMs,
@@ -194,6 +195,10 @@ export class KafkaBackend implements Backend {
     const reader = await this.readerFor(topic, group, options.isolation ?? 'read_uncommitted');
     const messages = await reader.take(options.maxRecords ?? 100, options.timeoutMs ?? this.timeoutMs);
     return { records: messages.map(toFetchedRecord) };
+  }
+
+  async joinFetchGroup(topic: string, group: string, options: { isolation?: BackendIsolation } = {}): Promise<void> {
+    await this.readerFor(topic, group, options.isolation ?? 'read_uncommitted');
   }
 
   subscribe(topic: string, group: string, options: BackendSubscribeOptions = {}): BackendSubscription {
@@ -256,7 +261,9 @@ export class KafkaBackend implements Backend {
     return admin.listGroups(this.admin);
   }
 
-  describeGroup(groupId: string): Promise<GroupDescription> {
+  /** After the commits of this backend's fetches as `groupId` have landed (they are sent in the background). */
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    if (this.#reader?.group === groupId) await this.#reader.settle();
     return admin.describeGroup(this.admin, groupId);
   }
 

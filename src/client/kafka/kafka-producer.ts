@@ -10,7 +10,7 @@ import {
   type Consumer,
   type Message,
   type MessageToProduce,
-  Producer,
+  type Producer,
   ProduceAcks,
 } from '@platformatic/kafka';
 import type {
@@ -24,7 +24,9 @@ import type {
 } from '../backend.js';
 import { UsageError } from '../../errors.js';
 import { kafkaCall } from './errors.js';
+import { GuardedProducer } from './guarded-clients.js';
 import { PartitionChooser, RETRY, kafkaCompression, sendRecords } from './kafka-produce.js';
+import { SEND_QUEUE_DEFAULTS, SendQueue } from './send-queue.js';
 
 /** The library's transaction (its class is not exported by name). */
 type Transaction = NonNullable<Producer['transaction']>;
@@ -39,6 +41,7 @@ export interface KafkaProducerContext {
 export class KafkaProducer implements BackendProducer {
   readonly #producer: Producer;
   readonly #chooser: PartitionChooser;
+  readonly #queue: SendQueue;
   readonly #durable: boolean;
   #txn: Transaction | undefined;
   #failed = false;
@@ -49,22 +52,27 @@ export class KafkaProducer implements BackendProducer {
     private readonly options: BackendProducerOptions,
   ) {
     this.#durable = options.producerName !== undefined;
-    this.#producer = new Producer({
+    this.#producer = new GuardedProducer({
       clientId: `${context.clientId}-producer`,
       bootstrapBrokers: context.bootstrapBrokers,
       timeout: context.timeoutMs,
       idempotent: options.idempotent !== false || this.#durable,
       transactionalId: options.producerName,
-      // InitProducerId as a new producer (-1/-1, as Java's client sends it): the library's default of 0/0 reads as
-      // a stale epoch of an existing producer, and Kafka answers PRODUCER_FENCED to the second process ever to
-      // start with the same transactional.id (a restarted batch consumer's control producer, for one).
-      ...(this.#durable && { producerId: -1n, producerEpoch: -1 }),
+      // InitProducerId as a new producer (-1/-1, what Java's producer sends). The library's default, 0/0, reads as
+      // "bump epoch of producer 0": for a transactional.id that already has a producer, every later session was
+      // refused with PRODUCER_FENCED instead of fencing the old one.
+      producerId: -1n,
+      producerEpoch: -1,
       acks: ProduceAcks.ALL,
       compression: kafkaCompression(options.codec),
       autocreateTopics: false,
       ...RETRY,
     });
     this.#chooser = new PartitionChooser(this.#producer);
+    this.#queue = new SendQueue((topic, records) => this.#sendNow(topic, records), {
+      maxRecords: options.maxBatchRecords ?? SEND_QUEUE_DEFAULTS.maxRecords,
+      maxBytes: Math.min(options.batchBytes ?? SEND_QUEUE_DEFAULTS.maxBytes, SEND_QUEUE_DEFAULTS.maxBytes),
+    });
   }
 
   get transactionState(): BackendTransactionState {
@@ -86,7 +94,13 @@ export class KafkaProducer implements BackendProducer {
   async sendBatch(topic: string, records: readonly ProducerRecord[]): Promise<BatchResult> {
     if (this.#closed) throw new UsageError('sendBatch on a closed producer');
     if (this.#txn && this.#failed) throw new UsageError('the transaction failed: only abortTransaction() is possible');
+    return this.#queue.enqueue(topic, records);
+  }
+
+  /** One coalesced send (SendQueue calls it with nothing else in flight), in the transaction open at that moment. */
+  async #sendNow(topic: string, records: readonly ProducerRecord[]): Promise<BatchResult> {
     const txn = this.#txn;
+    if (txn && this.#failed) throw new UsageError('the transaction failed: only abortTransaction() is possible');
     const send = (messages: MessageToProduce[]) =>
       txn ? txn.send({ messages, acks: ProduceAcks.ALL }) : this.#producer.send({ messages, acks: ProduceAcks.ALL });
     try {
@@ -115,6 +129,8 @@ export class KafkaProducer implements BackendProducer {
 
   async commitTransaction(): Promise<void> {
     const txn = this.#open('commitTransaction');
+    // Every send of the transaction has its answer before END_TXN (a queued one would land outside it).
+    await this.#queue.drain();
     if (this.#failed) throw new UsageError('the transaction failed: only abortTransaction() is possible');
     try {
       await kafkaCall('commit transaction', () => txn.commit(), this.context.timeoutMs);
@@ -125,6 +141,8 @@ export class KafkaProducer implements BackendProducer {
 
   async abortTransaction(): Promise<void> {
     const txn = this.#open('abortTransaction');
+    this.#queue.failQueued(new UsageError('the transaction was aborted before this record was sent'));
+    await this.#queue.drain();
     try {
       await kafkaCall('abort transaction', () => txn.abort(), this.context.timeoutMs);
     } finally {
@@ -161,7 +179,10 @@ export class KafkaProducer implements BackendProducer {
     }
   }
 
-  async flush(): Promise<void> {}
+  /** Waits until every record sent so far has its outcome. */
+  async flush(): Promise<void> {
+    await this.#queue.drain();
+  }
 
   async close(): Promise<void> {
     if (this.#closed) return;

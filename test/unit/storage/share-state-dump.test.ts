@@ -47,21 +47,21 @@ async function writePartition(partition: number, records: Array<[Buffer, Buffer]
 describe('dumpShareState', () => {
   it('compacts to the last record per key, drops tombstoned keys, names record states', async () => {
     await writePartition(1, [
-      [partitionKey('g', 't', 1), encodeSnapshot({ spso: 0n, speo: 5n, records: [] })],
+      [partitionKey('g', 't', 1), encodeSnapshot({ spso: 0n, speo: 5n, runs: [] })],
       [configKey('g'), encodeGroupConfig([['auto.offset.reset', 'earliest']])],
       [
         partitionKey('g', 't', 1),
         encodeSnapshot({
           spso: 2n,
           speo: 6n,
-          records: [
-            { offset: 2n, state: RecordState.ACQUIRED, deliveryCount: 1 },
-            { offset: 3n, state: RecordState.ACKNOWLEDGED, deliveryCount: 2 },
-            { offset: 4n, state: RecordState.ACQUIRED, deliveryCount: 1 },
+          runs: [
+            { first: 2n, last: 2n, records: 1, state: RecordState.ACQUIRED, deliveryCount: 1 },
+            { first: 3n, last: 3n, records: 1, state: RecordState.ACKNOWLEDGED, deliveryCount: 2 },
+            { first: 4n, last: 5n, records: 2, state: RecordState.ACQUIRED, deliveryCount: 1 },
           ],
         }),
       ],
-      [partitionKey('h', 't', 2), encodeSnapshot({ spso: 0n, speo: 1n, records: [] })],
+      [partitionKey('h', 't', 2), encodeSnapshot({ spso: 0n, speo: 1n, runs: [] })],
       [partitionKey('h', 't', 2), Buffer.alloc(0)],
     ]);
     const report = dumpShareState([dataDir]);
@@ -86,12 +86,12 @@ describe('dumpShareState', () => {
         kind: 'partition',
         spso: 2n,
         speo: 6n,
-        records: [
-          { offset: 2n, state: 'acquired', deliveryCount: 1 },
-          { offset: 3n, state: 'acknowledged', deliveryCount: 2 },
-          { offset: 4n, state: 'acquired', deliveryCount: 1 },
+        runs: [
+          { first: 2n, last: 2n, records: 1, state: 'acquired', deliveryCount: 1 },
+          { first: 3n, last: 3n, records: 1, state: 'acknowledged', deliveryCount: 2 },
+          { first: 4n, last: 5n, records: 2, state: 'acquired', deliveryCount: 1 },
         ],
-        detail: 'spso 2 speo 6 in-flight 3 acquired 2 acknowledged 1',
+        detail: 'spso 2 speo 6 in-flight 4 acquired 3 acknowledged 1',
       },
     ]);
 
@@ -107,7 +107,7 @@ describe('dumpShareState', () => {
     const file = await writePartition(2, [
       [Buffer.from([9, 0, 1, 0x67]), Buffer.from('x')],
       [configKey('g'), Buffer.from([0x01, 0xff])],
-      [partitionKey('g', 't', 1), encodeSnapshot({ spso: 5n, speo: 3n, records: [] })],
+      [partitionKey('g', 't', 1), encodeSnapshot({ spso: 5n, speo: 3n, runs: [] })],
       [configKey('ok'), encodeGroupConfig([])],
     ]);
     const report = dumpShareState([dataDir], { history: true });
