@@ -83,12 +83,16 @@ export async function driveProducer(producer: Producer, options: LoadOptions): P
       options.recordsPerSec === undefined
         ? figures.sent + 1_000
         : Math.floor(((performance.now() - start) / 1000) * options.recordsPerSec);
-    while (figures.sent < due && performance.now() < options.until) {
+    // The clock is read once per 64 sends: the load itself should cost next to nothing per record.
+    let now = performance.now();
+    while (figures.sent < due && now < options.until) {
       if (producer.bufferAvailableBytes < options.recordCharge && outstanding > 0) {
         await new Promise<void>((resolve) => (room = resolve));
+        now = performance.now();
         continue;
       }
       sendOne();
+      if ((figures.sent & 63) === 0) now = performance.now();
     }
     await tick(options.recordsPerSec === undefined ? 0 : 1);
   }

@@ -11,7 +11,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Client } from '../client/client.js';
 import type { ProducerMetrics } from '../client/producer/producer-metrics.js';
-import { RECORD_OVERHEAD_BYTES } from '../client/producer/accumulator.js';
+import { recordCharge } from '../client/producer/accumulator.js';
 import { batchOverhead } from '../client/moonmq/split-batch.js';
 import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/limits.js';
 import { UsageError } from '../errors.js';
@@ -288,7 +288,7 @@ async function measurePoint(
             records,
             until: start + spec.durationMs,
             recordsPerSec: perProducer,
-            recordCharge: recordBytes + 8 + RECORD_OVERHEAD_BYTES,
+            recordCharge: recordCharge(recordBytes + 8, true),
             timeSettles: rss !== undefined,
           }),
         ),

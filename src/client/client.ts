@@ -20,8 +20,9 @@ import {
   type ProduceOptions,
   type ProducerRecord,
 } from './moonmq/produce-ops.js';
-import { IdempotentSink } from './producer/idempotent-sink.js';
-import { DirectSink, Producer, type ProducerOptions, wantsIdempotence } from './producer/producer.js';
+import { DirectSink } from './moonmq/direct-sink.js';
+import { IdempotentSink } from './moonmq/idempotent-sink.js';
+import { Producer, type ProducerOptions, wantsIdempotence } from './producer/producer.js';
 import { openSession, type ConnectOptions, type ServerIdentity, type Session } from './moonmq/session.js';
 import { Subscription, type SubscribeOptions } from './moonmq/subscription.js';
 import { ShareConsumer, type ShareConsumerOptions } from './consumer/share-consumer.js';

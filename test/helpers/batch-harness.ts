@@ -6,7 +6,7 @@
 import { BatchConsumer, type BatchConsumerDeps } from '../../src/client/consumer/batch/batch-consumer.js';
 import type { BatchConsumerOptions } from '../../src/client/consumer/batch/types.js';
 import { openSession, type Session } from '../../src/client/moonmq/session.js';
-import { IdempotentSink } from '../../src/client/producer/idempotent-sink.js';
+import { IdempotentSink } from '../../src/client/moonmq/idempotent-sink.js';
 import { Producer, type ProducerOptions } from '../../src/client/producer/producer.js';
 
 export interface CrashableConsumer<T> {

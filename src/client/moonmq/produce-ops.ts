@@ -5,13 +5,14 @@
  */
 import { UsageError } from '../../errors.js';
 import type { RecordHeader } from '../../protocol/headers.js';
-import { Caps, Limits } from '../../protocol/limits.js';
+import { Caps, FRAME_LENGTH_BYTES, FRAME_HEADER_BYTES, Limits } from '../../protocol/limits.js';
 import { ProduceBatchAckReply, ProduceBatchRequest, type BatchRecord } from '../../protocol/messages/produce-batch.js';
 import { ProduceAckReply, ProduceRequest, type ProduceAck } from '../../protocol/messages/produce.js';
 import { BatchFlag, Codec, codecNames, type CodecId, type CodecName } from '../../protocol/opcodes.js';
 import { brokerError } from './connection.js';
 import type { Session } from './session.js';
-import type { BatchResult, ProducerRecord } from '../producer/sink.js';
+import type { BatchResult, EncodedEntries, ProducerRecord } from '../producer/sink.js';
+import { type EncodedProduceBatch, EncodedProduceBatchRequest, encodedBatchSize } from './batch-entries.js';
 import {
   validateBatchCount,
   validateBytes,
@@ -139,4 +140,46 @@ export async function produceBatch(
   const error = brokerError(ack.errorCode, ack.errorMessage);
   if (ack.acks.length === 0) throw error;
   return { acks: ack.acks, error };
+}
+
+/** The buffer size an encoded batch's whole frame needs (length prefix included), so it is allocated exactly once. */
+export function encodedFrameSize(message: EncodedProduceBatch): number {
+  return FRAME_LENGTH_BYTES + FRAME_HEADER_BYTES + encodedBatchSize(message);
+}
+
+/** Reads a PRODUCE_BATCH_ACK into the prefix contract: acks, plus the error of a partial append; none landed throws. */
+export function batchResult(ack: { acks: ProduceAck[]; errorCode: number; errorMessage: string }): BatchResult {
+  if (ack.errorCode === 0) return { acks: ack.acks };
+  const error = brokerError(ack.errorCode, ack.errorMessage);
+  if (ack.acks.length === 0) throw error;
+  return { acks: ack.acks, error };
+}
+
+/** produceBatch for entries the accumulator encoded already (batch-entries.ts); the same checks, the same result. */
+export async function produceEntries(
+  session: Session,
+  topic: string,
+  entries: EncodedEntries,
+  options: ProduceOptions = {},
+): Promise<BatchResult> {
+  validateTopicName(topic);
+  validateBatchCount(entries.count, Limits.batchRecords);
+  if (entries.withHeaders) requireHeaderSupport(session);
+  const { partition } = options;
+  if (partition !== undefined) {
+    validatePartitionId(partition);
+    requirePartitionSupport(session);
+  }
+  const message: EncodedProduceBatch = {
+    flags: (entries.withHeaders ? BatchFlag.HEADERS : 0) | (partition === undefined ? 0 : BatchFlag.PARTITION),
+    codec: codecId(options.codec),
+    topic,
+    partition,
+    entries,
+  };
+  const ack = await session.conn.request(EncodedProduceBatchRequest, message, ProduceBatchAckReply, {
+    timeoutMs: options.timeoutMs,
+    sizeHint: encodedFrameSize(message),
+  });
+  return batchResult(ack);
 }

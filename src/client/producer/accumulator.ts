@@ -19,15 +19,16 @@ import {
 } from '../../errors.js';
 import { Caps } from '../../protocol/limits.js';
 import type { CodecId, CodecName } from '../../protocol/opcodes.js';
-import { batchEntrySize, batchOverhead } from '../moonmq/split-batch.js';
-import { validateTopicName } from '../validate.js';
+import { validateHeaders, validateTopicName } from '../validate.js';
 import type { ResolvedAccumulatorOptions } from './accumulator-options.js';
 import { BufferPool } from './buffer-pool.js';
 import { ProducerBatch } from './producer-batch.js';
 import { MetricsRecorder, type ProducerMetrics } from './producer-metrics.js';
 import { backoffMs, retryRule, tailRule } from './retry-rule.js';
 import {
+  type BatchFraming,
   type BatchResult,
+  type EntryWriter,
   isPartitionedSink,
   type PartitionedProduceSink,
   type ProduceAck,
@@ -37,14 +38,23 @@ import {
 } from './sink.js';
 
 /**
- * What a record costs in the buffer beyond its frame bytes: its promise, settle functions and array slots. Measured
- * on Node 20 as the heap growth per pending send() (about 236 bytes; docs/producer.md says how).
+ * What a record costs in the buffer beyond its bytes: its promise, its reaction on the batch's promise, its array
+ * slots, and the promise and reaction of the caller's own handler on it. Measured on Node 20 as the heap growth per
+ * pending send() with a handler attached, records shared (about 203 bytes; 340 before the batch promise replaced
+ * the per-record resolving functions; docs/producer.md says how).
  */
-export const RECORD_OVERHEAD_BYTES = 240;
+export const RECORD_OVERHEAD_BYTES = 208;
+
+/**
+ * What one record holds of the buffer: its own bytes (the accumulator keeps the record until it settles, for its
+ * outcome and any resend), their encoded copy (the batch's entries, then the frame) when the sink takes encoded
+ * entries, and RECORD_OVERHEAD_BYTES.
+ */
+export function recordCharge(entryBytes: number, encoded: boolean): number {
+  return (encoded ? 2 * entryBytes : entryBytes) + RECORD_OVERHEAD_BYTES;
+}
 
 export interface AccumulatorTraits {
-  /** The sink numbers records per (pid, topic): one batch per topic in flight, at most 1,024 records each. */
-  idempotent: boolean;
   codec?: CodecId | CodecName | undefined;
   /** The sink sends every batch to one partition (a 4-byte field in each frame; a single record goes as a batch too). */
   fixedPartition?: boolean | undefined;
@@ -56,6 +66,11 @@ function byteLength(v: Buffer | string | undefined): number {
 
 function hasHeaders(record: ProducerRecord): boolean {
   return record.headers !== undefined && record.headers.length > 0;
+}
+
+/** Resolves once every record of `batch`, and of the tails its partial appends moved records to, has settled. */
+async function settledWithTails(batch: ProducerBatch): Promise<void> {
+  for (let b: ProducerBatch | undefined = batch; b; b = b.tail) await b.done;
 }
 
 export class RecordAccumulator {
@@ -74,6 +89,9 @@ export class RecordAccumulator {
   /** The sink's socket is backed up: nothing more is encoded until it drains. */
   private awaitingWrite = false;
   private readonly partitioned: boolean;
+  private readonly framing: BatchFraming;
+  /** The sink takes entries encoded at append (sendEntries): each record is encoded once. */
+  private readonly encodes: boolean;
   private lastTopic = '';
   private lastOverhead = 0;
 
@@ -89,8 +107,10 @@ export class RecordAccumulator {
       options.maxBlockMs,
       options.clock,
     );
-    this.perKeyInFlight = traits.idempotent ? 1 : options.maxInFlight;
+    this.perKeyInFlight = sink.idempotent ? 1 : options.maxInFlight;
     this.partitioned = isPartitionedSink(sink);
+    this.framing = sink.framing;
+    this.encodes = !this.partitioned && sink.sendEntries !== undefined && sink.entryWriter !== undefined;
   }
 
   send(topic: string, record: ProducerRecord): Promise<ProduceAck> {
@@ -102,7 +122,7 @@ export class RecordAccumulator {
       this.recorder.errors += 1;
       return Promise.reject(error);
     }
-    const charged = entry + RECORD_OVERHEAD_BYTES;
+    const charged = this.charge(entry);
     if (this.pool.tryReserve(charged)) return this.append(topic, record, entry, charged);
     const admitted = this.pool.wait(charged).then(
       () => {
@@ -132,7 +152,7 @@ export class RecordAccumulator {
     await Promise.allSettled(admissions);
     for (const batch of [...this.open.values()]) this.seal(batch);
     this.drain();
-    await Promise.all([...this.unsettled].map((b) => b.done));
+    await Promise.all([...this.unsettled].map((b) => settledWithTails(b)));
   }
 
   /**
@@ -188,7 +208,11 @@ export class RecordAccumulator {
       throw new UsageError(`key is ${keyBytes} bytes, over the cap of ${Caps.default}; not sent`);
     if (valueBytes > Caps.default)
       throw new UsageError(`value is ${valueBytes} bytes, over the cap of ${Caps.default}; not sent`);
-    const entry = hasHeaders(record) ? batchEntrySize(record, true) : 8 + keyBytes + valueBytes;
+    let entry = 8 + keyBytes + valueBytes;
+    if (hasHeaders(record)) {
+      validateHeaders('headers', record.headers!);
+      entry = this.framing.entrySize(record, true);
+    }
     const frame = this.overhead(topic) + entry;
     if (frame > this.options.maxFrameBytes) {
       throw new UsageError(
@@ -198,14 +222,14 @@ export class RecordAccumulator {
     return entry;
   }
 
+  private charge(entry: number): number {
+    return recordCharge(entry, this.encodes);
+  }
+
   private overhead(topic: string): number {
     if (topic !== this.lastTopic) {
       this.lastTopic = topic;
-      this.lastOverhead = batchOverhead(
-        Buffer.byteLength(topic),
-        this.traits.idempotent,
-        this.traits.fixedPartition === true,
-      );
+      this.lastOverhead = this.framing.overhead(topic, this.traits.fixedPartition === true);
     }
     return this.lastOverhead;
   }
@@ -240,6 +264,7 @@ export class RecordAccumulator {
       this.overhead(topic),
       now,
       now + this.options.deliveryTimeoutMs,
+      this.encodes ? this.sink.entryWriter!() : undefined,
     );
     this.open.set(key, batch);
     this.unsettled.add(batch);
@@ -349,7 +374,22 @@ export class RecordAccumulator {
     }
     if (batch.count === 1 && !batch.withHeaders && this.traits.fixedPartition !== true)
       return this.sink.send(batch.topic, batch.records[0]!, options).then((ack) => ({ acks: [ack] }));
-    return this.sink.sendBatch(batch.topic, batch.records, options);
+    if (!this.encodes) return this.sink.sendBatch(batch.topic, batch.records, options);
+    // A retry after a reply, or a tail, encodes its records again: the first frame took the entries' place.
+    const writer = batch.takeEntries() ?? this.reencode(batch);
+    const entries = {
+      parts: writer.parts(),
+      byteLength: writer.length,
+      count: batch.count,
+      withHeaders: batch.withHeaders,
+    };
+    return this.sink.sendEntries!(batch.topic, entries, options);
+  }
+
+  private reencode(batch: ProducerBatch): EntryWriter {
+    const writer = this.sink.entryWriter!();
+    for (const record of batch.records) writer.append(record, batch.withHeaders);
+    return writer;
   }
 
   /** A request never outlives its batch's deadline; without a configured timeout the connection's own applies. */
@@ -377,17 +417,15 @@ export class RecordAccumulator {
     const landed = result.acks.length;
     // A batch whose every record landed is acked even with an error (ERR 7: the memo, not the data, failed to persist).
     if (result.error === undefined || landed >= batch.count) {
-      batch.resolvePrefix(result.acks);
+      batch.ackPrefix(result.acks);
       this.finish(batch);
     } else {
-      const tail = batch.splitTail(
-        landed,
-        this.overhead(batch.topic),
-        (r) => batchEntrySize(r, batch.withHeaders),
-        RECORD_OVERHEAD_BYTES,
-      );
-      batch.resolvePrefix(result.acks);
-      this.finish(batch, true);
+      const tail = batch.splitTail(landed, this.overhead(batch.topic), (r) => {
+        const entry = this.framing.entrySize(r, batch.withHeaders);
+        return { entry, charge: this.charge(entry) };
+      });
+      batch.ackPrefix(result.acks);
+      this.finish(batch);
       this.unsettled.add(tail);
       tail.deadlineTimer = this.options.clock.setTimer(
         () => this.expire(tail),
@@ -444,7 +482,7 @@ export class RecordAccumulator {
 
   private fail(batch: ProducerBatch, error: Error): void {
     this.recorder.errors += batch.count;
-    batch.rejectFrom(0, () => error);
+    batch.failFrom(0, () => error);
     this.finish(batch);
   }
 
@@ -462,7 +500,7 @@ export class RecordAccumulator {
       const errors = batch.records.map(
         (r, i) => new UncertainDeliveryError(r, { ...request, position: i } satisfies DeliveryRequest, why, { cause }),
       );
-      batch.rejectFrom(0, (i) => errors[i]!);
+      batch.failFrom(0, (i) => errors[i]!);
     } finally {
       Error.stackTraceLimit = limit;
     }
@@ -470,7 +508,7 @@ export class RecordAccumulator {
   }
 
   /** Every record of `batch` has its outcome: stop its timers, take it out of every queue, free its buffer. */
-  private finish(batch: ProducerBatch, hasTail = false): void {
+  private finish(batch: ProducerBatch): void {
     const clock = this.options.clock;
     clock.clearTimer(batch.lingerTimer);
     clock.clearTimer(batch.deadlineTimer);
@@ -482,7 +520,7 @@ export class RecordAccumulator {
       if (i >= 0) queue!.splice(i, 1);
     }
     if (batch.state !== 'in-flight') batch.state = 'done';
-    batch.markSettled(hasTail);
+    batch.markSettled();
     this.unsettled.delete(batch);
     if (!batch.inFlight) this.release(batch);
   }

@@ -25,12 +25,12 @@ import { ScriptedSink } from './scripted-sink.js';
 
 function setup(options: AccumulatorOptions = {}, idempotent = false) {
   const clock = new ManualClock();
-  const sink = new ScriptedSink();
+  const sink = new ScriptedSink(idempotent);
   const resolved = resolveAccumulatorOptions(
     { clock, random: () => 0.5, requestTimeoutMs: 1_000, deliveryTimeoutMs: 10_000, ...options },
     { idempotent },
   );
-  const acc = new RecordAccumulator(sink, resolved, { idempotent });
+  const acc = new RecordAccumulator(sink, resolved, {});
   return { clock, sink, acc };
 }
 
