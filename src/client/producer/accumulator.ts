@@ -487,23 +487,25 @@ export class RecordAccumulator {
   }
 
   /**
-   * One UncertainDeliveryError per record (each carries its record). They are built without stack traces: the stack
-   * would only show this timer or socket callback, and capturing 10,000 of them stalls the event loop that has to
-   * fire the next deadlines.
+   * One UncertainDeliveryError per record (each carries its record), built as each record's promise settles rather
+   * than all at once, so a batch of 10,000 does not hold 10,000 errors at the moment the broker is gone. They have
+   * no stack trace: it would only show a timer or socket callback, and capturing thousands stalls the event loop
+   * that has to fire the next deadlines.
    */
   private uncertain(batch: ProducerBatch, why: string, cause?: Error): void {
     this.recorder.uncertain += batch.count;
     const request = batch.request!;
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      const errors = batch.records.map(
-        (r, i) => new UncertainDeliveryError(r, { ...request, position: i } satisfies DeliveryRequest, why, { cause }),
-      );
-      batch.failFrom(0, (i) => errors[i]!);
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
+    const records = batch.records;
+    batch.failLazily((i) => {
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      try {
+        const at: DeliveryRequest = { ...request, position: i };
+        return new UncertainDeliveryError(records[i], at, why, { cause });
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
+    });
     this.finish(batch);
   }
 

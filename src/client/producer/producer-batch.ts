@@ -19,7 +19,7 @@ export type BatchState = 'open' | 'ready' | 'backoff' | 'in-flight' | 'done';
 /** The outcomes of one batch's records, by position. */
 export interface Outcomes {
   /** An ack, the error the record failed with, or (moved to a tail) the promise of its outcome there. */
-  items: (ProduceAck | Error | Promise<ProduceAck>)[];
+  items: (ProduceAck | Error | LazyFailure | Promise<ProduceAck>)[];
   /** Records still without an outcome. */
   unsettled: number;
   /** The position the next `pick` reads. */
@@ -27,9 +27,16 @@ export interface Outcomes {
   resolve(outcomes: Outcomes): void;
 }
 
+/** A failure whose error for record i is built only when that record's promise settles. */
+class LazyFailure {
+  constructor(readonly errorAt: (i: number) => Error) {}
+}
+
 function pick(o: Outcomes): ProduceAck | Promise<ProduceAck> {
-  const outcome = o.items[o.next++]!;
+  const i = o.next++;
+  const outcome = o.items[i]!;
   if (outcome instanceof Error) throw outcome;
+  if (outcome instanceof LazyFailure) throw outcome.errorAt(i);
   return outcome;
 }
 
@@ -116,6 +123,14 @@ export class ProducerBatch {
     const o = this.outcomes;
     for (let i = from; i < this.count; i++) o.items[i] = errorAt(i);
     this.settleCount(this.count - from);
+  }
+
+  /** Records every record as failed with the error `errorAt(i)` will build for record i when it settles. */
+  failLazily(errorAt: (i: number) => Error): void {
+    const failure = new LazyFailure(errorAt);
+    const o = this.outcomes;
+    for (let i = 0; i < this.count; i++) o.items[i] = failure;
+    this.settleCount(this.count);
   }
 
   private settleCount(n: number): void {
