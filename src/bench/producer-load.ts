@@ -30,13 +30,24 @@ export interface LoadFigures {
   uncertain: number;
   /** The longest time from send() to its outcome, ms (0 unless timeSettles). */
   maxSettleMs: number;
+  /** Σ burst² and Σ burst over the load's wake-ups (records sent in one go), for the record-weighted mean burst. */
+  burstSquares: number;
+  burstRecords: number;
 }
 
 const tick = (ms: number): Promise<void> =>
   new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
 
 export async function driveProducer(producer: Producer, options: LoadOptions): Promise<LoadFigures> {
-  const figures: LoadFigures = { sent: 0, acked: 0, failed: 0, uncertain: 0, maxSettleMs: 0 };
+  const figures: LoadFigures = {
+    sent: 0,
+    acked: 0,
+    failed: 0,
+    uncertain: 0,
+    maxSettleMs: 0,
+    burstSquares: 0,
+    burstRecords: 0,
+  };
   let room: (() => void) | undefined;
   let outstanding = 0;
   const wake = (): void => {
@@ -87,6 +98,7 @@ export async function driveProducer(producer: Producer, options: LoadOptions): P
         : Math.floor(((performance.now() - start) / 1000) * options.recordsPerSec);
     // The clock is read once per 64 sends: the load itself should cost next to nothing per record.
     let now = performance.now();
+    const before = figures.sent;
     while (figures.sent < due && now < options.until) {
       if (producer.bufferAvailableBytes < options.recordCharge && outstanding > 0) {
         await new Promise<void>((resolve) => (room = resolve));
@@ -96,6 +108,9 @@ export async function driveProducer(producer: Producer, options: LoadOptions): P
       sendOne();
       if ((figures.sent & 63) === 0) now = performance.now();
     }
+    const burst = figures.sent - before;
+    figures.burstSquares += burst * burst;
+    figures.burstRecords += burst;
     await tick(options.recordsPerSec === undefined ? 0 : 1);
   }
   await producer.flush();

@@ -69,6 +69,11 @@ export interface Measured {
    * load arrive in bursts of about rate × delay, so batches grow past the prediction when p50 passes the linger.
    */
   eventLoopDelayMs: { p50: number; p99: number };
+  /**
+   * Records the load sent in one go (one wake-up of its schedule), record-weighted mean: the model assumes 1. A late
+   * wake-up sends everything that fell due meanwhile, and all of it lands in one batch.
+   */
+  arrivalBurstRecords: number;
 }
 
 export interface ProducerPoint {
@@ -397,5 +402,11 @@ function combine(
       max: max((m) => m['record-queue-time-max']),
     },
     maxSettleMs: Math.max(0, ...loads.map((l) => l.maxSettleMs)),
+    arrivalBurstRecords:
+      loads.reduce((a, l) => a + l.burstSquares, 0) /
+      Math.max(
+        1,
+        loads.reduce((a, l) => a + l.burstRecords, 0),
+      ),
   };
 }
