@@ -11,7 +11,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Backend as Client } from '../client/backend.js';
 import type { ProducerMetrics } from '../client/producer/producer-metrics.js';
-import { RECORD_OVERHEAD_BYTES } from '../client/producer/accumulator.js';
+import { recordCharge } from '../client/producer/accumulator.js';
 import { batchOverhead } from '../client/moonmq/split-batch.js';
 import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/limits.js';
 import { UsageError } from '../errors.js';
@@ -69,6 +69,11 @@ export interface Measured {
    * load arrive in bursts of about rate × delay, so batches grow past the prediction when p50 passes the linger.
    */
   eventLoopDelayMs: { p50: number; p99: number };
+  /**
+   * Records the load sent in one go (one wake-up of its schedule), record-weighted mean: the model assumes 1. A late
+   * wake-up sends everything that fell due meanwhile, and all of it lands in one batch.
+   */
+  arrivalBurstRecords: number;
 }
 
 export interface ProducerPoint {
@@ -288,7 +293,7 @@ async function measurePoint(
             records,
             until: start + spec.durationMs,
             recordsPerSec: perProducer,
-            recordCharge: recordBytes + 8 + RECORD_OVERHEAD_BYTES,
+            recordCharge: recordCharge(recordBytes + 8, true),
             timeSettles: rss !== undefined,
           }),
         ),
@@ -397,5 +402,11 @@ function combine(
       max: max((m) => m['record-queue-time-max']),
     },
     maxSettleMs: Math.max(0, ...loads.map((l) => l.maxSettleMs)),
+    arrivalBurstRecords:
+      loads.reduce((a, l) => a + l.burstSquares, 0) /
+      Math.max(
+        1,
+        loads.reduce((a, l) => a + l.burstRecords, 0),
+      ),
   };
 }

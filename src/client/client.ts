@@ -21,8 +21,9 @@ import {
   type ProduceOptions,
   type ProducerRecord,
 } from './moonmq/produce-ops.js';
-import { IdempotentSink } from './producer/idempotent-sink.js';
-import { DirectSink, Producer, type ProducerOptions, wantsIdempotence } from './producer/producer.js';
+import { DirectSink } from './moonmq/direct-sink.js';
+import { IdempotentSink } from './moonmq/idempotent-sink.js';
+import { Producer, type ProducerOptions, wantsIdempotence } from './producer/producer.js';
 import {
   openSession,
   type ConnectOptions,

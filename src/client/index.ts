@@ -48,10 +48,10 @@ export {
   type ProduceOptions,
   type ProducerRecord,
 } from './moonmq/produce-ops.js';
+export { DirectSink } from './moonmq/direct-sink.js';
+export { createProducer } from './moonmq/create-producer.js';
 export {
   Producer,
-  DirectSink,
-  createProducer,
   wantsIdempotence,
   type CloseOptions,
   type ProducerIdentity,
@@ -69,7 +69,7 @@ export type { ProducerClock } from './producer/clock.js';
 export type { ProducerMetrics } from './producer/producer-metrics.js';
 export type { PartitionedProduceSink } from './producer/sink.js';
 export { backoffMs, retryRule, type RetryRule } from './producer/retry-rule.js';
-export { IdempotentSink, type IdempotentSinkOptions } from './producer/idempotent-sink.js';
+export { IdempotentSink, type IdempotentSinkOptions } from './moonmq/idempotent-sink.js';
 export { TransactionManager, type TransactionOffset, type TransactionState } from './producer/transaction.js';
 export { splitBatch, batchEntrySize, batchOverhead, type SplitOptions } from './moonmq/split-batch.js';
 export {

@@ -8,7 +8,7 @@ import type { BatchConsumerOptions } from '../../src/client/consumer/batch/types
 import { Client } from '../../src/client/client.js';
 import { MoonmqGroupFetcher } from '../../src/client/moonmq/group-fetcher.js';
 import { openSession, type Session } from '../../src/client/moonmq/session.js';
-import { IdempotentSink } from '../../src/client/producer/idempotent-sink.js';
+import { IdempotentSink } from '../../src/client/moonmq/idempotent-sink.js';
 import { Producer, type ProducerOptions } from '../../src/client/producer/producer.js';
 
 export interface CrashableConsumer<T> {

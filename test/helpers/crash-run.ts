@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect } from 'vitest';
-import { IdempotentSink } from '../../src/client/producer/idempotent-sink.js';
+import { IdempotentSink } from '../../src/client/moonmq/idempotent-sink.js';
 import { Producer } from '../../src/client/producer/producer.js';
 import { openSession } from '../../src/client/moonmq/session.js';
 import { inspectPaths } from '../../src/storage/inspect/inspect.js';

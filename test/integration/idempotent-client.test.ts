@@ -8,7 +8,7 @@ import type { BrokerStartOptions } from '../../src/broker/broker.js';
 import { resolveConfig } from '../../src/broker/config.js';
 import { storageLogFactory } from '../../src/broker/storage-log-factory.js';
 import type { Client } from '../../src/client/client.js';
-import { IdempotentSink } from '../../src/client/producer/idempotent-sink.js';
+import { IdempotentSink } from '../../src/client/moonmq/idempotent-sink.js';
 import { Producer } from '../../src/client/producer/producer.js';
 import { openSession } from '../../src/client/moonmq/session.js';
 import { ConnectionError, UsageError } from '../../src/errors.js';

@@ -34,6 +34,7 @@ export function measuredLines(m: Measured, ratio: number | null): string[] {
     `  record queue time avg ${formatDuration(m.queueTimeMs.avg)}, p50 ${formatDuration(m.queueTimeMs.p50)}, p99 ${formatDuration(m.queueTimeMs.p99)}, max ${formatDuration(m.queueTimeMs.max)}`,
     `  ${n(m.recordsPerSec)} records/s, ${m.mbPerSec.toFixed(1)} MB/s, ${n(m.requestsPerSec)} requests/s; ${n(m.acked)} acked, ${n(m.failed)} failed, ${n(m.uncertain)} uncertain`,
     `  event-loop delay p50 ${formatDuration(m.eventLoopDelayMs.p50)}, p99 ${formatDuration(m.eventLoopDelayMs.p99)} (late timers make arrivals burstier than the model's smooth ones)`,
+    `  arrivals came ${m.arrivalBurstRecords.toFixed(1)} records at a time (record-weighted; the model assumes 1)`,
   ];
 }
 

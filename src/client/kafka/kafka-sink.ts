@@ -10,8 +10,9 @@
  */
 import { Producer, ProduceAcks } from '@platformatic/kafka';
 import type { BatchResult, ProduceAck, ProducerRecord } from '../backend.js';
-import type { PartitionedProduceSink, SendOptions } from '../producer/sink.js';
+import type { BatchFraming, PartitionedProduceSink, SendOptions } from '../producer/sink.js';
 import { kafkaCall } from './errors.js';
+import { kafkaFraming } from './kafka-framing.js';
 import { PartitionChooser, RETRY, acksFor, kafkaCompression, plainSender, sendRecords } from './kafka-produce.js';
 
 /** The pseudo-partition of records whose topic's partition count is not known yet. */
@@ -24,16 +25,22 @@ export interface KafkaSinkContext {
 }
 
 export class KafkaSink implements PartitionedProduceSink {
+  readonly framing: BatchFraming = kafkaFraming;
+  /** The library's plain producer: the accumulator's retries may duplicate a record, as on MoonMQ's DirectSink. */
+  readonly idempotent = false;
   readonly #producer: Producer;
   readonly #chooser: PartitionChooser;
   readonly #counts = new Map<string, number>();
   readonly #looking = new Map<string, Promise<void>>();
+
+  readonly defaultRequestTimeoutMs: number;
 
   /** `fixedPartition`: every record to this 0-based partition (the producer's `partition` option). */
   constructor(
     context: KafkaSinkContext,
     private readonly fixedPartition?: number,
   ) {
+    this.defaultRequestTimeoutMs = context.timeoutMs;
     this.#producer = new Producer({
       clientId: `${context.clientId}-accumulator`,
       bootstrapBrokers: context.bootstrapBrokers,

@@ -1,10 +1,26 @@
 /** The plain sink: one PRODUCE per send and one PRODUCE_BATCH per chunk, on the client's own session. */
 import { UsageError } from '../../errors.js';
-import type { BatchResult, ProduceAck, ProducerRecord, ProduceSink, SendOptions } from '../producer/sink.js';
-import { produce, produceBatch } from './produce-ops.js';
+import type {
+  BatchFraming,
+  BatchResult,
+  EncodedEntries,
+  ProduceAck,
+  ProducerRecord,
+  ProduceSink,
+  SendOptions,
+} from '../producer/sink.js';
+import { ChunkedEntryWriter, moonmqFraming } from './batch-entries.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './connection.js';
+import { produce, produceBatch, produceEntries } from './produce-ops.js';
+
+const FRAMING = moonmqFraming(false);
 import type { Session } from './session.js';
 
 export class DirectSink implements ProduceSink {
+  readonly framing: BatchFraming = FRAMING;
+  readonly idempotent = false;
+  readonly defaultRequestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
+
   /** `partition`: every record to it (1-based, BATCH_FLAG_PARTITION, crater brokers only); PRODUCE cannot say it. */
   constructor(
     private readonly session: Session,
@@ -20,6 +36,14 @@ export class DirectSink implements ProduceSink {
 
   sendBatch(topic: string, records: readonly ProducerRecord[], options: SendOptions): Promise<BatchResult> {
     return produceBatch(this.session, topic, records, { ...options, partition: this.partition });
+  }
+
+  entryWriter(): ChunkedEntryWriter {
+    return new ChunkedEntryWriter();
+  }
+
+  sendEntries(topic: string, entries: EncodedEntries, options: SendOptions): Promise<BatchResult> {
+    return produceEntries(this.session, topic, entries, { ...options, partition: this.partition });
   }
 
   canSend(): boolean {

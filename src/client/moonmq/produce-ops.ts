@@ -5,14 +5,15 @@
  */
 import { CraterError, UsageError } from '../../errors.js';
 import type { RecordHeader } from '../../protocol/headers.js';
-import { Caps, DEFAULT_MAX_FRAME_SIZE, Limits } from '../../protocol/limits.js';
+import { Caps, DEFAULT_MAX_FRAME_SIZE, FRAME_LENGTH_BYTES, FRAME_HEADER_BYTES, Limits } from '../../protocol/limits.js';
 import { ProduceBatchAckReply, ProduceBatchRequest, type BatchRecord } from '../../protocol/messages/produce-batch.js';
 import { ProduceAckReply, ProduceRequest, type ProduceAck } from '../../protocol/messages/produce.js';
 import { BatchFlag, Codec, codecNames, type CodecId, type CodecName } from '../../protocol/opcodes.js';
 import { brokerError } from './connection.js';
 import type { Session } from './session.js';
 import { batchOverhead, splitBatch } from './split-batch.js';
-import type { BatchResult, ProducerRecord } from '../producer/sink.js';
+import type { BatchResult, EncodedEntries, ProducerRecord } from '../producer/sink.js';
+import { type EncodedProduceBatch, EncodedProduceBatchRequest, encodedBatchSize } from './batch-entries.js';
 import {
   validateBatchCount,
   validateBytes,
@@ -159,11 +160,7 @@ export async function produceBatch(
 type BatchMessage = Parameters<typeof ProduceBatchRequest.encode>[1];
 
 async function sendBatch(session: Session, message: BatchMessage, timeoutMs: number | undefined): Promise<BatchResult> {
-  const ack = await session.conn.request(ProduceBatchRequest, message, ProduceBatchAckReply, { timeoutMs });
-  if (ack.errorCode === 0) return { acks: ack.acks };
-  const error = brokerError(ack.errorCode, ack.errorMessage);
-  if (ack.acks.length === 0) throw error;
-  return { acks: ack.acks, error };
+  return batchResult(await session.conn.request(ProduceBatchRequest, message, ProduceBatchAckReply, { timeoutMs }));
 }
 
 /** The chunks in order; the first that fails ends it, with the acks of everything before it. */
@@ -187,4 +184,46 @@ async function produceChunks(
     if (result.error) return { acks, error: result.error };
   }
   return { acks };
+}
+
+/** The buffer size an encoded batch's whole frame needs (length prefix included), so it is allocated exactly once. */
+export function encodedFrameSize(message: EncodedProduceBatch): number {
+  return FRAME_LENGTH_BYTES + FRAME_HEADER_BYTES + encodedBatchSize(message);
+}
+
+/** Reads a PRODUCE_BATCH_ACK into the prefix contract: acks, plus the error of a partial append; none landed throws. */
+export function batchResult(ack: { acks: ProduceAck[]; errorCode: number; errorMessage: string }): BatchResult {
+  if (ack.errorCode === 0) return { acks: ack.acks };
+  const error = brokerError(ack.errorCode, ack.errorMessage);
+  if (ack.acks.length === 0) throw error;
+  return { acks: ack.acks, error };
+}
+
+/** produceBatch for entries the accumulator encoded already (batch-entries.ts); the same checks, the same result. */
+export async function produceEntries(
+  session: Session,
+  topic: string,
+  entries: EncodedEntries,
+  options: ProduceOptions = {},
+): Promise<BatchResult> {
+  validateTopicName(topic);
+  validateBatchCount(entries.count, Limits.batchRecords);
+  if (entries.withHeaders) requireHeaderSupport(session);
+  const { partition } = options;
+  if (partition !== undefined) {
+    validatePartitionId(partition);
+    requirePartitionSupport(session);
+  }
+  const message: EncodedProduceBatch = {
+    flags: (entries.withHeaders ? BatchFlag.HEADERS : 0) | (partition === undefined ? 0 : BatchFlag.PARTITION),
+    codec: codecId(options.codec),
+    topic,
+    partition,
+    entries,
+  };
+  const ack = await session.conn.request(EncodedProduceBatchRequest, message, ProduceBatchAckReply, {
+    timeoutMs: options.timeoutMs,
+    sizeHint: encodedFrameSize(message),
+  });
+  return batchResult(ack);
 }

@@ -4,11 +4,13 @@
  */
 import { UsageError } from '../../errors.js';
 import { DEFAULT_MAX_FRAME_SIZE, Limits } from '../../protocol/limits.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../moonmq/connection.js';
 import { isOneOf } from '../validate.js';
 import { type ProducerClock, systemClock } from './clock.js';
 
 export type OnBufferFull = 'block' | 'reject';
+
+/** A request's timeout when neither the options nor the sink give one (the MoonMQ connection's default too). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 export interface AccumulatorOptions {
   /** A batch is sent once its PRODUCE_BATCH frame would pass this many bytes (default: maxFrameBytes). */
@@ -78,12 +80,17 @@ function count(
 
 export function resolveAccumulatorOptions(
   options: AccumulatorOptions,
-  limits: { maxFrameBytes?: number | undefined; idempotent: boolean },
+  limits: { maxFrameBytes?: number | undefined; idempotent: boolean; defaultRequestTimeoutMs?: number | undefined },
 ): ResolvedAccumulatorOptions {
   const maxFrameBytes = count('maxFrameBytes', limits.maxFrameBytes, DEFAULT_MAX_FRAME_SIZE, 64);
   const recordLimit = limits.idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
   const lingerMs = count('lingerMs', options.lingerMs, AccumulatorDefaults.lingerMs, 0);
-  const requestTimeoutMs = count('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, 1);
+  const requestTimeoutMs = count(
+    'requestTimeoutMs',
+    options.requestTimeoutMs,
+    limits.defaultRequestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    1,
+  );
   const deliveryTimeoutMs = count(
     'deliveryTimeoutMs',
     options.deliveryTimeoutMs,

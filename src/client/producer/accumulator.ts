@@ -2,85 +2,48 @@
  * The record accumulator (seed 001): send() appends a record to the open batch of its topic (on the MoonMQ protocol
  * the broker partitions, so one batch per topic is one PRODUCE_BATCH; a PartitionedProduceSink gets one per
  * topic-partition), and a batch is sent when its frame reaches batchBytes or maxBatchRecords, when lingerMs passes,
- * or on flush(). Up to maxInFlight requests are outstanding; an idempotent sink gets one batch per topic at a time,
- * because the broker memoizes only the last batch of each (pid, topic): a second batch in flight behind a lost one
- * could not be deduplicated when resent.
+ * or on flush(). Up to maxInFlight requests are outstanding (send-queues.ts); an idempotent sink gets one batch per
+ * topic at a time, because the broker memoizes only the last batch of each (pid, topic): a second batch in flight
+ * behind a lost one could not be deduplicated when resent.
  *
  * Every send() settles once: acked; failed (refused before any append, or never sent: a DeliveryTimeoutError when
  * the deadline or close came first); or uncertain (UncertainDeliveryError: the reply was lost after the request
  * left). retry-rule.ts decides which; retries back off inside the record's one delivery deadline.
  */
-import {
-  ConnectionError,
-  DeliveryTimeoutError,
-  type DeliveryRequest,
-  UncertainDeliveryError,
-  UsageError,
-} from '../../errors.js';
-import { Caps } from '../../protocol/limits.js';
-import type { CodecId, CodecName } from '../../protocol/opcodes.js';
-import { batchEntrySize, batchOverhead } from '../moonmq/split-batch.js';
-import { validateTopicName } from '../validate.js';
+import { ConnectionError, DeliveryTimeoutError, UsageError } from '../../errors.js';
 import type { ResolvedAccumulatorOptions } from './accumulator-options.js';
 import { BufferPool } from './buffer-pool.js';
 import { ProducerBatch } from './producer-batch.js';
 import { MetricsRecorder, type ProducerMetrics } from './producer-metrics.js';
 import { backoffMs, retryRule, tailRule } from './retry-rule.js';
-import {
-  type BatchResult,
-  isPartitionedSink,
-  type PartitionedProduceSink,
-  type ProduceAck,
-  type ProducerRecord,
-  type ProduceSink,
-  type SendOptions,
-} from './sink.js';
+import { SendQueues } from './send-queues.js';
+import { type AccumulatorTraits, hasHeaders, SinkAdapter, uncertainErrors } from './sink-adapter.js';
+import type { BatchResult, ProduceAck, ProducerRecord, ProduceSink } from './sink.js';
 
-/**
- * What a record costs in the buffer beyond its frame bytes: its promise, settle functions and array slots. Measured
- * on Node 20 as the heap growth per pending send() (about 236 bytes; docs/producer.md says how).
- */
-export const RECORD_OVERHEAD_BYTES = 240;
+export { RECORD_OVERHEAD_BYTES, recordCharge, type AccumulatorTraits } from './sink-adapter.js';
 
-export interface AccumulatorTraits {
-  /** The sink numbers records per (pid, topic): one batch per topic in flight, at most 1,024 records each. */
-  idempotent: boolean;
-  codec?: CodecId | CodecName | undefined;
-  /** The sink sends every batch to one partition (a 4-byte field in each frame; a single record goes as a batch too). */
-  fixedPartition?: boolean | undefined;
-}
-
-function byteLength(v: Buffer | string | undefined): number {
-  return v === undefined ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length;
-}
-
-function hasHeaders(record: ProducerRecord): boolean {
-  return record.headers !== undefined && record.headers.length > 0;
+/** Resolves once every record of `batch`, and of the tails its partial appends moved records to, has settled. */
+async function settledWithTails(batch: ProducerBatch): Promise<void> {
+  for (let b: ProducerBatch | undefined = batch; b; b = b.tail) await b.done;
 }
 
 export class RecordAccumulator {
   private readonly open = new Map<string, ProducerBatch>();
-  /** Sealed batches per key, in send order; a batch waiting to be retried sits at the head of its queue. */
-  private readonly queues = new Map<string, ProducerBatch[]>();
-  private readonly inFlightByKey = new Map<string, number>();
+  private readonly queues: SendQueues;
   private readonly unsettled = new Set<ProducerBatch>();
   private readonly admissions = new Set<Promise<unknown>>();
   private readonly pool: BufferPool;
   private readonly recorder = new MetricsRecorder();
-  private readonly perKeyInFlight: number;
-  private inFlight = 0;
+  private readonly adapter: SinkAdapter;
   private requestIds = 0;
   private closing = false;
   /** The sink's socket is backed up: nothing more is encoded until it drains. */
   private awaitingWrite = false;
-  private readonly partitioned: boolean;
-  private lastTopic = '';
-  private lastOverhead = 0;
 
   constructor(
     private readonly sink: ProduceSink,
     private readonly options: ResolvedAccumulatorOptions,
-    private readonly traits: AccumulatorTraits,
+    traits: AccumulatorTraits,
   ) {
     this.pool = new BufferPool(
       options.bufferBytes,
@@ -89,20 +52,20 @@ export class RecordAccumulator {
       options.maxBlockMs,
       options.clock,
     );
-    this.perKeyInFlight = traits.idempotent ? 1 : options.maxInFlight;
-    this.partitioned = isPartitionedSink(sink);
+    this.queues = new SendQueues(options.maxInFlight, sink.idempotent ? 1 : options.maxInFlight);
+    this.adapter = new SinkAdapter(sink, options, traits);
   }
 
   send(topic: string, record: ProducerRecord): Promise<ProduceAck> {
     if (this.closing) return Promise.reject(new UsageError('send on a closed producer'));
     let entry: number;
     try {
-      entry = this.checkRecord(topic, record);
+      entry = this.adapter.checkRecord(topic, record, this.open.has(topic));
     } catch (error) {
       this.recorder.errors += 1;
       return Promise.reject(error);
     }
-    const charged = entry + RECORD_OVERHEAD_BYTES;
+    const charged = this.adapter.charge(entry);
     if (this.pool.tryReserve(charged)) return this.append(topic, record, entry, charged);
     const admitted = this.pool.wait(charged).then(
       () => {
@@ -132,7 +95,7 @@ export class RecordAccumulator {
     await Promise.allSettled(admissions);
     for (const batch of [...this.open.values()]) this.seal(batch);
     this.drain();
-    await Promise.all([...this.unsettled].map((b) => b.done));
+    await Promise.all([...this.unsettled].map((b) => settledWithTails(b)));
   }
 
   /**
@@ -176,43 +139,12 @@ export class RecordAccumulator {
   }
 
   metrics(): ProducerMetrics {
-    return this.recorder.snapshot(this.pool, this.inFlight);
-  }
-
-  /** Validates one record and returns its PRODUCE_BATCH entry size; throws UsageError for what no batch can carry. */
-  private checkRecord(topic: string, record: ProducerRecord): number {
-    if (!this.open.has(topic)) validateTopicName(topic);
-    const keyBytes = byteLength(record.key);
-    const valueBytes = byteLength(record.value);
-    if (keyBytes > Caps.default)
-      throw new UsageError(`key is ${keyBytes} bytes, over the cap of ${Caps.default}; not sent`);
-    if (valueBytes > Caps.default)
-      throw new UsageError(`value is ${valueBytes} bytes, over the cap of ${Caps.default}; not sent`);
-    const entry = hasHeaders(record) ? batchEntrySize(record, true) : 8 + keyBytes + valueBytes;
-    const frame = this.overhead(topic) + entry;
-    if (frame > this.options.maxFrameBytes) {
-      throw new UsageError(
-        `record needs a ${frame}-byte frame, over the ${this.options.maxFrameBytes}-byte limit; not sent`,
-      );
-    }
-    return entry;
-  }
-
-  private overhead(topic: string): number {
-    if (topic !== this.lastTopic) {
-      this.lastTopic = topic;
-      this.lastOverhead = batchOverhead(
-        Buffer.byteLength(topic),
-        this.traits.idempotent,
-        this.traits.fixedPartition === true,
-      );
-    }
-    return this.lastOverhead;
+    return this.recorder.snapshot(this.pool, this.queues.inFlight);
   }
 
   private append(topic: string, record: ProducerRecord, entry: number, charged: number): Promise<ProduceAck> {
     const headers = hasHeaders(record);
-    const partition = this.partitioned ? (this.sink as PartitionedProduceSink).partitionFor(topic, record) : undefined;
+    const partition = this.adapter.partitionFor(topic, record);
     const key = partition === undefined ? topic : `${topic}\u0000${partition}`;
     let batch = this.open.get(key);
     const o = this.options;
@@ -237,9 +169,10 @@ export class RecordAccumulator {
       topic,
       partition,
       headers,
-      this.overhead(topic),
+      this.adapter.overhead(topic),
       now,
       now + this.options.deliveryTimeoutMs,
+      this.adapter.newEntries(),
     );
     this.open.set(key, batch);
     this.unsettled.add(batch);
@@ -254,20 +187,14 @@ export class RecordAccumulator {
     this.options.clock.clearTimer(batch.lingerTimer);
     if (this.open.get(batch.key) === batch) this.open.delete(batch.key);
     batch.state = 'ready';
-    this.queueOf(batch.key).push(batch);
+    this.queues.push(batch);
     this.drain();
-  }
-
-  private queueOf(key: string): ProducerBatch[] {
-    let queue = this.queues.get(key);
-    if (!queue) this.queues.set(key, (queue = []));
-    return queue;
   }
 
   /** Sends queued batches while in-flight slots are free and the socket takes bytes, keeping each key's order. */
   private drain(): void {
     if (this.awaitingWrite) return;
-    const backlog = this.queues.size > 0 ? this.sink.writable?.() : undefined;
+    const backlog = this.queues.empty ? undefined : this.sink.writable?.();
     if (backlog) {
       this.awaitingWrite = true;
       const resume = (): void => {
@@ -277,25 +204,19 @@ export class RecordAccumulator {
       backlog.then(resume, resume);
       return;
     }
-    for (const [key, queue] of this.queues) {
-      while (this.inFlight < this.options.maxInFlight && queue.length > 0) {
-        const head = queue[0]!;
-        if (head.state !== 'ready' || (this.inFlightByKey.get(key) ?? 0) >= this.perKeyInFlight) break;
-        queue.shift();
-        this.dispatch(head);
-      }
-      if (queue.length === 0) this.queues.delete(key);
-      if (this.inFlight >= this.options.maxInFlight) return;
-    }
+    for (let batch = this.queues.take(); batch; batch = this.queues.take()) this.dispatch(batch);
   }
 
+  /** Sends `batch`, which holds an in-flight slot (SendQueues.take). */
   private dispatch(batch: ProducerBatch): void {
     // A deadline timer can fire after the I/O callback that freed this slot: the deadline is checked here too.
     if (this.options.clock.now() >= batch.deadline) {
+      this.queues.done(batch);
       this.expire(batch);
       return;
     }
     if (this.sink.canSend?.() === false) {
+      this.queues.done(batch);
       this.fail(
         batch,
         new ConnectionError(
@@ -319,53 +240,16 @@ export class RecordAccumulator {
     };
     batch.state = 'in-flight';
     batch.inFlight = true;
-    this.inFlight += 1;
-    this.inFlightByKey.set(batch.key, (this.inFlightByKey.get(batch.key) ?? 0) + 1);
-    const options = { codec: this.traits.codec, timeoutMs: this.requestTimeout(batch.deadline - now) };
-    let sent: Promise<BatchResult>;
-    try {
-      sent = this.request(batch, options);
-    } catch (error) {
-      sent = Promise.reject(error);
-    }
-    sent.then(
+    this.adapter.send(batch, batch.deadline - now).then(
       (result) => this.onResult(batch, result),
       (error: unknown) => this.onError(batch, error as Error),
     );
   }
 
-  /**
-   * One record without headers goes as the single-record request (PRODUCE, or PRODUCE_IDEMPOTENT), which a
-   * non-batching client would send for it and which is smaller than a batch frame; anything else as a batch.
-   */
-  private request(batch: ProducerBatch, options: SendOptions): Promise<BatchResult> {
-    if (this.partitioned && batch.partition !== undefined) {
-      return (this.sink as PartitionedProduceSink).sendPartitionBatch(
-        batch.topic,
-        batch.partition,
-        batch.records,
-        options,
-      );
-    }
-    if (batch.count === 1 && !batch.withHeaders && this.traits.fixedPartition !== true)
-      return this.sink.send(batch.topic, batch.records[0]!, options).then((ack) => ({ acks: [ack] }));
-    return this.sink.sendBatch(batch.topic, batch.records, options);
-  }
-
-  /** A request never outlives its batch's deadline; without a configured timeout the connection's own applies. */
-  private requestTimeout(remainingMs: number): number | undefined {
-    const o = this.options;
-    if (!o.requestTimeoutGiven && remainingMs >= o.requestTimeoutMs) return undefined;
-    return Math.max(1, Math.min(o.requestTimeoutMs, Math.ceil(remainingMs)));
-  }
-
   /** The request of `batch` came back (or failed): frees its slot; true when its records still await an outcome. */
   private complete(batch: ProducerBatch): boolean {
     batch.inFlight = false;
-    this.inFlight -= 1;
-    const n = (this.inFlightByKey.get(batch.key) ?? 1) - 1;
-    if (n === 0) this.inFlightByKey.delete(batch.key);
-    else this.inFlightByKey.set(batch.key, n);
+    this.queues.done(batch);
     if (!batch.settled) return true;
     this.release(batch);
     this.drain();
@@ -377,17 +261,14 @@ export class RecordAccumulator {
     const landed = result.acks.length;
     // A batch whose every record landed is acked even with an error (ERR 7: the memo, not the data, failed to persist).
     if (result.error === undefined || landed >= batch.count) {
-      batch.resolvePrefix(result.acks);
+      batch.ackPrefix(result.acks);
       this.finish(batch);
     } else {
-      const tail = batch.splitTail(
-        landed,
-        this.overhead(batch.topic),
-        (r) => batchEntrySize(r, batch.withHeaders),
-        RECORD_OVERHEAD_BYTES,
+      const tail = batch.splitTail(landed, this.adapter.overhead(batch.topic), (r) =>
+        this.adapter.sizeOf(r, batch.withHeaders),
       );
-      batch.resolvePrefix(result.acks);
-      this.finish(batch, true);
+      batch.ackPrefix(result.acks);
+      this.finish(batch);
       this.unsettled.add(tail);
       tail.deadlineTimer = this.options.clock.setTimer(
         () => this.expire(tail),
@@ -419,7 +300,7 @@ export class RecordAccumulator {
       return;
     }
     batch.state = 'backoff';
-    this.queueOf(batch.key).unshift(batch);
+    this.queues.unshift(batch);
     batch.backoffTimer = clock.setTimer(() => {
       if (batch.state !== 'backoff') return;
       batch.state = 'ready';
@@ -444,45 +325,27 @@ export class RecordAccumulator {
 
   private fail(batch: ProducerBatch, error: Error): void {
     this.recorder.errors += batch.count;
-    batch.rejectFrom(0, () => error);
+    batch.failFrom(0, () => error);
     this.finish(batch);
   }
 
-  /**
-   * One UncertainDeliveryError per record (each carries its record). They are built without stack traces: the stack
-   * would only show this timer or socket callback, and capturing 10,000 of them stalls the event loop that has to
-   * fire the next deadlines.
-   */
+  /** The request may have landed: each record gets an UncertainDeliveryError (built as its promise settles). */
   private uncertain(batch: ProducerBatch, why: string, cause?: Error): void {
     this.recorder.uncertain += batch.count;
-    const request = batch.request!;
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      const errors = batch.records.map(
-        (r, i) => new UncertainDeliveryError(r, { ...request, position: i } satisfies DeliveryRequest, why, { cause }),
-      );
-      batch.rejectFrom(0, (i) => errors[i]!);
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
+    batch.failLazily(uncertainErrors(batch, why, cause));
     this.finish(batch);
   }
 
   /** Every record of `batch` has its outcome: stop its timers, take it out of every queue, free its buffer. */
-  private finish(batch: ProducerBatch, hasTail = false): void {
+  private finish(batch: ProducerBatch): void {
     const clock = this.options.clock;
     clock.clearTimer(batch.lingerTimer);
     clock.clearTimer(batch.deadlineTimer);
     clock.clearTimer(batch.backoffTimer);
     if (this.open.get(batch.key) === batch) this.open.delete(batch.key);
-    if (batch.state === 'ready' || batch.state === 'backoff') {
-      const queue = this.queues.get(batch.key);
-      const i = queue?.indexOf(batch) ?? -1;
-      if (i >= 0) queue!.splice(i, 1);
-    }
+    if (batch.state === 'ready' || batch.state === 'backoff') this.queues.remove(batch);
     if (batch.state !== 'in-flight') batch.state = 'done';
-    batch.markSettled(hasTail);
+    batch.markSettled();
     this.unsettled.delete(batch);
     if (!batch.inFlight) this.release(batch);
   }

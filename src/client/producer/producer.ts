@@ -1,24 +1,23 @@
 /**
  * The Producer facade. send() goes through the record accumulator (accumulator.ts: batches per topic, linger, batch
- * size, bounded buffer, one delivery deadline: seed 001), which sends PRODUCE_BATCH frames through one ProduceSink;
- * sendBatch() is the caller's own batching and goes to the sink directly. DirectSink sends one request per call;
- * IdempotentSink (idempotent-sink.ts) does the same with a producer id, an epoch and per-topic sequences (wire.md
- * §13.5).
+ * size, bounded buffer, one delivery deadline: seed 001), which sends batches through one ProduceSink; sendBatch()
+ * is the caller's own batching and goes to the sink directly. The sinks belong to a backend (on MoonMQ's protocol
+ * moonmq/direct-sink.ts and moonmq/idempotent-sink.ts); this layer knows them only through sink.ts.
  */
 import { UsageError } from '../../errors.js';
+import { Limits } from '../../protocol/limits.js';
 import { RecordAccumulator } from './accumulator.js';
 import { type AccumulatorOptions, resolveAccumulatorOptions } from './accumulator-options.js';
 import type { ProducerMetrics } from './producer-metrics.js';
-import { IdempotentSink, type ProducerIdentity } from './idempotent-sink.js';
-import { Limits } from '../../protocol/limits.js';
-import { DirectSink } from '../moonmq/direct-sink.js';
 import type { BatchResult, ProduceAck, ProducerRecord, ProduceSink, SendOptions } from './sink.js';
-import type { Session } from '../moonmq/session.js';
-import { splitBatch } from '../moonmq/split-batch.js';
 import { TransactionManager, type TransactionOffset, type TransactionState } from './transaction.js';
 
-export { DirectSink };
-export type { ProducerIdentity, ProduceSink, SendOptions };
+export interface ProducerIdentity {
+  producerId: bigint;
+  epoch: number;
+}
+
+export type { ProduceSink, SendOptions };
 
 export interface CloseOptions {
   /** How long close() waits for what was accepted to settle before failing the rest (default: until it settles). */
@@ -62,18 +61,17 @@ export class Producer implements AsyncDisposable {
     private readonly sink: ProduceSink,
     private readonly options: ProducerOptions = {},
   ) {
-    const limit = sink instanceof IdempotentSink ? Limits.idempotentBatchRecords : Limits.batchRecords;
+    const idempotent = sink.idempotent;
+    const limit = idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
     if (options.maxBatchRecords !== undefined && (options.maxBatchRecords < 1 || options.maxBatchRecords > limit)) {
       throw new UsageError(`maxBatchRecords must be 1..${limit}, got ${options.maxBatchRecords}`);
     }
     this.maxBatchRecords = options.maxBatchRecords ?? limit;
-    const idempotent = sink instanceof IdempotentSink;
     const resolved = resolveAccumulatorOptions(
       { ...options, requestTimeoutMs: options.requestTimeoutMs ?? options.timeoutMs },
-      { maxFrameBytes: options.maxFrameBytes, idempotent },
+      { maxFrameBytes: options.maxFrameBytes, idempotent, defaultRequestTimeoutMs: sink.defaultRequestTimeoutMs },
     );
     this.accumulator = new RecordAccumulator(sink, resolved, {
-      idempotent,
       codec: options.codec,
       fixedPartition: options.partition !== undefined,
     });
@@ -84,7 +82,8 @@ export class Producer implements AsyncDisposable {
 
   /** The producer id and epoch of an idempotent producer (after its first send). */
   get identity(): ProducerIdentity | undefined {
-    return this.sink instanceof IdempotentSink ? this.sink.producerIdentity : undefined;
+    const id = this.sink.producerIdentity;
+    return id && { producerId: id.producerId, epoch: id.epoch };
   }
 
   send(topic: string, record: ProducerRecord): Promise<ProduceAck> {
@@ -132,9 +131,9 @@ export class Producer implements AsyncDisposable {
 
   private transactions(): TransactionManager {
     if (this.txn) return this.txn;
-    if (!(this.sink instanceof IdempotentSink))
+    if (!this.sink.transactions)
       throw new UsageError('transactions need a durable producer: give the producer a producerName');
-    this.txn = new TransactionManager(this.sink);
+    this.txn = new TransactionManager(this.sink.transactions());
     return this.txn;
   }
 
@@ -148,11 +147,10 @@ export class Producer implements AsyncDisposable {
     if (this.closed) throw new UsageError('sendBatch on a closed producer');
     if (this.txn?.state === 'failed') throw this.txn.failedError();
     if (records.length === 0) return { acks: [] };
-    const chunks = splitBatch(records, {
-      topic,
+    const chunks = this.sink.framing.split(topic, records, {
       maxFrameBytes: this.options.maxFrameBytes,
       maxRecords: this.maxBatchRecords,
-      idempotent: this.sink instanceof IdempotentSink,
+      fixedPartition: this.options.partition !== undefined,
     });
     const acks: ProduceAck[] = [];
     for (const chunk of chunks) {
@@ -208,15 +206,4 @@ export class Producer implements AsyncDisposable {
   private sendOptions(): SendOptions {
     return { codec: this.options.codec, timeoutMs: this.options.timeoutMs };
   }
-}
-
-/**
- * A producer on `client`'s own connection (an idempotent one binds its producer id to it, and a lost connection
- * fails its sends); `client.producer(options)` gives an idempotent producer a reconnecting connection of its own.
- */
-export function createProducer(client: { readonly session: Session }, options: ProducerOptions = {}): Producer {
-  const sink = wantsIdempotence(options)
-    ? new IdempotentSink(client.session, { producerName: options.producerName })
-    : new DirectSink(client.session);
-  return new Producer(sink, options);
 }

@@ -11,12 +11,8 @@
  */
 import { BrokerError, ConnectionError, UsageError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { BeginTxnRequest } from '../../protocol/messages/begin-txn.js';
-import { OkReply } from '../../protocol/messages/control.js';
-import { EndTxnRequest } from '../../protocol/messages/end-txn.js';
-import { TxnOffsetCommitRequest } from '../../protocol/messages/txn-offset-commit.js';
 import { Caps, Limits } from '../../protocol/limits.js';
-import type { IdempotentSink } from './idempotent-sink.js';
+import type { SinkTransactions } from './sink.js';
 import { validateString, validateTopicName } from '../validate.js';
 
 export type TransactionState = 'none' | 'open' | 'failed';
@@ -32,9 +28,7 @@ export class TransactionManager {
   private current: TransactionState = 'none';
   private failure: Error | undefined;
 
-  constructor(private readonly sink: IdempotentSink) {
-    if (!sink.durable) throw new UsageError('transactions need a durable producer: give the producer a producerName');
-  }
+  constructor(private readonly sink: SinkTransactions) {}
 
   get state(): TransactionState {
     return this.current;
@@ -46,8 +40,7 @@ export class TransactionManager {
 
   async begin(): Promise<void> {
     if (this.current !== 'none') throw new UsageError('a transaction is already open: commit or abort it first');
-    await this.sink.exclusive((session) => session.conn.request(BeginTxnRequest, {}, OkReply), true);
-    this.sink.holdSession = true;
+    await this.sink.begin();
     this.current = 'open';
     this.failure = undefined;
   }
@@ -61,10 +54,7 @@ export class TransactionManager {
       throw new UsageError(`at most ${Limits.txnOffsetEntries} offsets per call, got ${offsets.length}`);
     for (const o of offsets) validateTopicName(o.topic);
     try {
-      await this.sink.exclusive(
-        (session) => session.conn.request(TxnOffsetCommitRequest, { group, offsets: [...offsets] }, OkReply),
-        false,
-      );
+      await this.sink.sendOffsets(group, offsets);
     } catch (error) {
       this.markFailed(error as Error);
       throw error;
@@ -107,13 +97,10 @@ export class TransactionManager {
   }
 
   private async end(commit: boolean): Promise<void> {
-    // The END_TXN may be resent on a resumed session: a repeated decision tells the outcome.
-    this.sink.holdSession = false;
     try {
-      await this.sink.exclusive((session) => session.conn.request(EndTxnRequest, { commit }, OkReply), true);
+      await this.sink.end(commit);
     } finally {
       this.current = 'none';
-      this.sink.transactionEnded();
     }
   }
 

@@ -22,15 +22,16 @@ import {
 import { ErrorCode } from '../../../src/protocol/error-codes.js';
 import { ManualClock, settle } from '../../helpers/manual-clock.js';
 import { ScriptedSink } from './scripted-sink.js';
+import { predict } from '../../../src/bench/producer-model.js';
 
 function setup(options: AccumulatorOptions = {}, idempotent = false) {
   const clock = new ManualClock();
-  const sink = new ScriptedSink();
+  const sink = new ScriptedSink(idempotent);
   const resolved = resolveAccumulatorOptions(
     { clock, random: () => 0.5, requestTimeoutMs: 1_000, deliveryTimeoutMs: 10_000, ...options },
     { idempotent },
   );
-  const acc = new RecordAccumulator(sink, resolved, { idempotent });
+  const acc = new RecordAccumulator(sink, resolved, {});
   return { clock, sink, acc };
 }
 
@@ -109,6 +110,37 @@ describe('batching', () => {
     const { sink, acc } = setup({ lingerMs: 0, maxFrameBytes: 1_024 } as AccumulatorOptions);
     await expect(acc.send('t', { value: Buffer.alloc(70_000) })).rejects.toThrow(UsageError);
     expect(sink.sent).toHaveLength(0);
+  });
+});
+
+describe("the seed's model", () => {
+  it('with smooth arrivals and a broker that keeps up, the mean batch is the predicted one', async () => {
+    const { clock, sink, acc } = setup({ lingerMs: 5 });
+    const record = { key: 'k0000000', value: 'v'.repeat(100) };
+    // One 108-byte record per millisecond: r = 108,000 B/s, so r × L is 5 records' worth in 5 ms.
+    let acked = 0;
+    for (let i = 0; i < 1_000; i++) {
+      void acc.send('orders', record);
+      await clock.advance(1);
+      for (; acked < sink.sent.length; acked++) sink.ackAll(acked);
+    }
+    await clock.advance(5);
+    for (; acked < sink.sent.length; acked++) sink.ackAll(acked);
+    const model = predict({
+      producers: 1,
+      topics: 1,
+      partitions: 4,
+      clientPartitions: false,
+      rateBytesPerSec: 108_000,
+      batchBytes: 1_000_000,
+      lingerMs: 5,
+      recordBytes: 108,
+    });
+    const measured = acc.metrics()['batch-records-avg'];
+    // The model counts the first record plus r × L (6); the record arriving as the linger ends goes next time (5).
+    expect(model.meanBatchRecords).toBe(6);
+    expect(measured).toBeGreaterThanOrEqual(5);
+    expect(measured).toBeLessThanOrEqual(6);
   });
 });
 

@@ -2,7 +2,9 @@
  * A ProduceSink for the accumulator's unit tests: every sendBatch is recorded with a promise the test settles, so a
  * test decides what the "broker" answered and when. Integration tests use a real broker instead.
  */
+import { moonmqFraming } from '../../../src/client/moonmq/batch-entries.js';
 import type {
+  BatchFraming,
   BatchResult,
   ProduceAck,
   ProducerRecord,
@@ -21,7 +23,15 @@ export interface SentBatch {
 }
 
 export class ScriptedSink implements ProduceSink {
+  readonly framing: BatchFraming;
+  readonly defaultRequestTimeoutMs = 30_000;
   readonly sent: SentBatch[] = [];
+
+  /** `idempotent`: the accumulator then keeps one batch per topic in flight, as it does for IdempotentSink. */
+  constructor(readonly idempotent = false) {
+    this.framing = moonmqFraming(idempotent);
+  }
+
   connected = true;
   private offset = 0n;
 

@@ -12,7 +12,7 @@ import {
   isRetriable,
   needsRejoin,
 } from '../../../src/protocol/error-codes.js';
-import { resendAfterError, sessionAfterError } from '../../../src/client/producer/idempotent-sink.js';
+import { resendAfterError, sessionAfterError } from '../../../src/client/moonmq/idempotent-sink.js';
 
 const names = Object.keys(ErrorCode) as ErrorCodeName[];
 

@@ -26,18 +26,25 @@ import { ProduceAckReply } from '../../protocol/messages/produce.js';
 import { ProduceBatchAckReply, ProduceBatchRequest } from '../../protocol/messages/produce-batch.js';
 import { ProduceIdempotentRequest } from '../../protocol/messages/produce-idempotent.js';
 import { BatchFlag } from '../../protocol/opcodes.js';
-import { brokerError } from '../moonmq/connection.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './connection.js';
+import { BeginTxnRequest } from '../../protocol/messages/begin-txn.js';
+import { OkReply } from '../../protocol/messages/control.js';
+import { EndTxnRequest } from '../../protocol/messages/end-txn.js';
+import { TxnOffsetCommitRequest } from '../../protocol/messages/txn-offset-commit.js';
+import type { BatchFraming, EncodedEntries, ProduceSink, SendOptions, SinkTransactions } from '../producer/sink.js';
+import { ChunkedEntryWriter, EncodedProduceBatchRequest, moonmqFraming } from './batch-entries.js';
 import {
   type BatchResult,
   type ProduceAck,
   type ProducerRecord,
+  batchResult,
   codecId,
+  encodedFrameSize,
   prepareBatch,
   requireHeaderSupport,
   toBuffer,
-} from '../moonmq/produce-ops.js';
-import type { ProduceSink, SendOptions } from './producer.js';
-import type { Session } from '../moonmq/session.js';
+} from './produce-ops.js';
+import type { Session } from './session.js';
 import { validateBatchCount, validateBytes, validateString, validateTopicName } from '../validate.js';
 
 export interface ProducerIdentity {
@@ -57,6 +64,7 @@ export interface IdempotentSinkOptions {
 }
 
 const U32 = 0x1_0000_0000;
+const FRAMING = moonmqFraming(true);
 const DEFAULT_MAX_RETRIES = 5;
 const DEFAULT_RECONNECT_ATTEMPTS = 20;
 /** The pause before resending after a retriable broker error (ERR 6, ERR 20), doubling up to the maximum. */
@@ -85,6 +93,9 @@ function isLostReply(error: unknown): boolean {
 }
 
 export class IdempotentSink implements ProduceSink {
+  readonly framing: BatchFraming = FRAMING;
+  readonly idempotent = true;
+  readonly defaultRequestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
   private session: Session | undefined;
   private identity: ProducerIdentity | undefined;
   private readonly nextSeq = new Map<string, number>();
@@ -169,23 +180,79 @@ export class IdempotentSink implements ProduceSink {
     validateBatchCount(records.length, Limits.idempotentBatchRecords);
     const prepared = prepareBatch(records);
     const codec = codecId(options.codec);
+    const flags = BatchFlag.IDEMPOTENT | (prepared.withHeaders ? BatchFlag.HEADERS : 0);
+    return this.sequenced(topic, prepared.withHeaders, (session, id, baseSeq) =>
+      session.conn.request(
+        ProduceBatchRequest,
+        { flags, codec, topic, ...id, baseSeq, records: prepared.records },
+        ProduceBatchAckReply,
+        { timeoutMs: options.timeoutMs },
+      ),
+    );
+  }
+
+  sendEntries(topic: string, entries: EncodedEntries, options: SendOptions): Promise<BatchResult> {
+    validateTopicName(topic);
+    validateBatchCount(entries.count, Limits.idempotentBatchRecords);
+    const codec = codecId(options.codec);
+    const flags = BatchFlag.IDEMPOTENT | (entries.withHeaders ? BatchFlag.HEADERS : 0);
+    return this.sequenced(topic, entries.withHeaders, (session, id, baseSeq) => {
+      const message = { flags, codec, topic, ...id, baseSeq, entries };
+      return session.conn.request(EncodedProduceBatchRequest, message, ProduceBatchAckReply, {
+        timeoutMs: options.timeoutMs,
+        sizeHint: encodedFrameSize(message),
+      });
+    });
+  }
+
+  entryWriter(): ChunkedEntryWriter {
+    return new ChunkedEntryWriter();
+  }
+
+  /** BEGIN_TXN, TXN_OFFSET_COMMIT and END_TXN on this sink's session, in order with its sends. */
+  transactions(): SinkTransactions {
+    if (!this.durable) throw new UsageError('transactions need a durable producer: give the producer a producerName');
+    return {
+      begin: async () => {
+        await this.exclusive((session) => session.conn.request(BeginTxnRequest, {}, OkReply), true);
+        this.holdSession = true;
+      },
+      sendOffsets: async (group, offsets) => {
+        const message = { group, offsets: [...offsets] };
+        await this.exclusive((session) => session.conn.request(TxnOffsetCommitRequest, message, OkReply), false);
+      },
+      end: async (commit) => {
+        // The END_TXN may be resent on a resumed session: a repeated decision tells the outcome.
+        this.holdSession = false;
+        try {
+          await this.exclusive((session) => session.conn.request(EndTxnRequest, { commit }, OkReply), true);
+        } finally {
+          this.transactionEnded();
+        }
+      },
+    };
+  }
+
+  /** One idempotent batch at the topic's next sequence, resent after a lost reply. */
+  private sequenced(
+    topic: string,
+    withHeaders: boolean,
+    request: (
+      session: Session,
+      id: ProducerIdentity,
+      baseSeq: number,
+    ) => Promise<{ acks: ProduceAck[]; errorCode: number; errorMessage: string }>,
+  ): Promise<BatchResult> {
     return this.serial(async () => {
       const current = await this.ready();
       const baseSeq = this.sequenceFor(topic);
       const ack = await this.withRetries(current, (session, id) => {
-        if (prepared.withHeaders) requireHeaderSupport(session);
-        const flags = BatchFlag.IDEMPOTENT | (prepared.withHeaders ? BatchFlag.HEADERS : 0);
-        const message = { flags, codec, topic, ...id, baseSeq, records: prepared.records };
-        return session.conn.request(ProduceBatchRequest, message, ProduceBatchAckReply, {
-          timeoutMs: options.timeoutMs,
-        });
+        if (withHeaders) requireHeaderSupport(session);
+        return request(session, id, baseSeq);
       });
       this.advance(topic, ack.acks.length);
-      if (ack.errorCode === 0) return { acks: ack.acks };
-      this.afterBrokerError(ack.errorCode);
-      const error = brokerError(ack.errorCode, ack.errorMessage);
-      if (ack.acks.length === 0) throw error;
-      return { acks: ack.acks, error };
+      if (ack.errorCode !== 0) this.afterBrokerError(ack.errorCode);
+      return batchResult(ack);
     });
   }
 
