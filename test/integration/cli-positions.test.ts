@@ -92,7 +92,7 @@ describe('resolveTargets and commitTargets', () => {
       ]),
     );
     await expect(resolveTargets(client, open, 't', { kind: 'earliest' }, [3])).rejects.toThrow(
-      new UsageError('partition 3 does not exist: t has partitions 1..2'),
+      new UsageError('partition 3 does not exist: t has partitions 1..2 (moonmq numbers them from 1)'),
     );
     // The -N scan's throwaway group is deleted afterwards.
     expect((await client.listGroups()).map((g) => g.groupId)).toEqual([]);

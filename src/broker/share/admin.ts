@@ -21,7 +21,8 @@ export function describeShareGroup(rt: ShareRuntime, name: string): ShareGroupDe
   const partitions = group.sortedPartitions().map((p) => {
     const info = partitionInfo(rt, group, p, now);
     for (const e of p.inFlight())
-      if (e.state === RecordState.ACQUIRED && e.owner) acquiredBy.set(e.owner, (acquiredBy.get(e.owner) ?? 0) + 1);
+      if (e.state === RecordState.ACQUIRED && e.owner)
+        acquiredBy.set(e.owner, (acquiredBy.get(e.owner) ?? 0) + e.count);
     return info;
   });
   return {
@@ -42,14 +43,15 @@ function partitionInfo(rt: ShareRuntime, group: ShareGroup, p: SharePartition, n
   const counts = { available: 0, acquired: 0, acknowledged: 0, archived: 0 };
   const hist = new Map<number, number>();
   let oldest = now;
+  // Each entry is a run of `count` records (share-runs.ts): every figure counts records, not runs.
   for (const e of p.inFlight()) {
-    if (e.state === RecordState.AVAILABLE) counts.available++;
+    if (e.state === RecordState.AVAILABLE) counts.available += e.count;
     else if (e.state === RecordState.ACQUIRED) {
-      counts.acquired++;
+      counts.acquired += e.count;
       if (e.lockDeadline > now && e.acquiredAt < oldest) oldest = e.acquiredAt;
-    } else if (e.state === RecordState.ACKNOWLEDGED) counts.acknowledged++;
-    else counts.archived++;
-    hist.set(e.deliveryCount, (hist.get(e.deliveryCount) ?? 0) + 1);
+    } else if (e.state === RecordState.ACKNOWLEDGED) counts.acknowledged += e.count;
+    else counts.archived += e.count;
+    hist.set(e.deliveryCount, (hist.get(e.deliveryCount) ?? 0) + e.count);
   }
   const log = rt.broker.topics.getTopic(p.topic)?.partitions[p.partition - 1];
   const committed = group.settings.isolationLevel === 'read_committed';

@@ -28,6 +28,7 @@ function point(lingerMs: number, recordsPerSec: number, p99: number): ProducerPo
       failed: 0,
       uncertain: 0,
       eventLoopDelayMs: spread,
+      arrivalBurstRecords: 1.5,
     },
   } as unknown as ProducerPoint;
 }
@@ -132,6 +133,7 @@ function consumerReport(exec: boolean): ConsumerBenchReport {
     batchConsumer: phase(2000, 125),
     exec: exec ? phase(2000, 400) : null,
     batchToFetchRatio: 0.8,
+    pairedRatio: 0.75,
     runs: { fetch: [], batchConsumer: [], exec: [] },
   } as unknown as ConsumerBenchReport;
 }
@@ -150,7 +152,7 @@ describe('bench consumer rendering', () => {
   it('the summary names the broker, the exec command and the ratio', () => {
     expect(consumerSummary(consumerReport(true))).toBe(
       "2,000 records of 100 B, 2 partitions, fetch 1,000, batch consumer maxSize 500 × 2 worker(s); consume --exec 'cat', " +
-        'unknown broker at h:1; median of 3 alternating runs; batch consumer / fetch = 0.80',
+        'unknown broker at h:1; median of 3 alternating runs; batch consumer / fetch = 0.80 (median of per-run ratios 0.75)',
     );
     const embedded = { ...consumerReport(false), broker: { embedded: true, acks: 'none' } } as never;
     expect(consumerSummary(embedded)).toContain('worker(s), embedded crater broker (acks=none); median of 3');
