@@ -117,7 +117,10 @@ describe('throughput on the embedded broker', () => {
   }, 60_000);
 
   it('a value of 10,000 bytes at the default batch size is split into frames under the limit', async () => {
-    const report = await runThroughput({ records: 1000, valueSize: 10_000 });
+    // What is under test is the produce side's split. Fetches of 100 keep each reply near 1 MB: with the default
+    // 1,000 (10 MB replies) a loaded CI run saw the broker close the connection mid-fetch, which is still open
+    // (issue 18's note).
+    const report = await runThroughput({ records: 1000, valueSize: 10_000, fetchSize: 100 });
     expect(report.produce.records).toBe(1000);
     expect(report.fetch.records).toBe(1000);
   }, 60_000);
