@@ -127,4 +127,24 @@ describe.skipIf(noKafka)('the library on Kafka', () => {
     await fixed.close();
     expect(ack.partition).toBe(2);
   });
+
+  it('an idempotent producer starts a new session after a failed send, so no later batch reuses its sequences', async () => {
+    const topic = uniqueName('lib-renew');
+    await kafka.createTopic(topic, 1);
+    const producer = kafka.producer({ idempotent: true });
+    try {
+      await producer.send(topic, { value: 'before' });
+      const first = producer.identity!;
+      // Over the broker's message.max.bytes (1 MiB): refused by the partition leader, a failure from the cluster.
+      await expect(producer.send(topic, { value: Buffer.alloc(2 * 1024 * 1024) })).rejects.toThrow();
+      const ack = await producer.send(topic, { value: 'after' });
+      const second = producer.identity!;
+      // Had the refused batch landed with its reply lost, the old session's next batch would carry its sequence
+      // numbers and be taken for a resend of it: acknowledged with its offsets, and dropped.
+      expect(second.producerId).not.toBe(first.producerId);
+      expect(ack.offset).toBe(1n);
+    } finally {
+      await producer.close();
+    }
+  });
 });

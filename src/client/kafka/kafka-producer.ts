@@ -3,6 +3,12 @@
  * transactional.id: a new producer with the same name fences the previous one, as a MoonMQ durable producer does.
  * Sends wait for acks=all; the library numbers sequences per partition, so a resend after a lost reply is
  * deduplicated by the partition leader.
+ *
+ * After a failed send the library's session is not reused: the library advances a partition's sequence only when a
+ * reply arrives, so the next send would carry the failed one's sequence numbers. If the failed batch did land (its
+ * reply was lost with a killed leader), the new leader takes the next batch for a resend of it, answers with the old
+ * offsets and drops the records: acknowledged and lost. The next send therefore starts a new session (a new producer
+ * id; with a transactional.id, the same id with a bumped epoch), as Java's producer bumps its epoch (KIP-360).
  */
 import {
   FindCoordinatorKeyTypes,
@@ -39,8 +45,10 @@ export interface KafkaProducerContext {
 }
 
 export class KafkaProducer implements BackendProducer {
-  readonly #producer: Producer;
-  readonly #chooser: PartitionChooser;
+  #producer: Producer;
+  #chooser: PartitionChooser;
+  /** A send failed: the session's sequence numbers may name records already written (see above). */
+  #stale = false;
   readonly #queue: SendQueue;
   readonly #durable: boolean;
   #txn: Transaction | undefined;
@@ -52,7 +60,17 @@ export class KafkaProducer implements BackendProducer {
     private readonly options: BackendProducerOptions,
   ) {
     this.#durable = options.producerName !== undefined;
-    this.#producer = new GuardedProducer({
+    this.#producer = this.#newProducer();
+    this.#chooser = new PartitionChooser(this.#producer);
+    this.#queue = new SendQueue((topic, records) => this.#sendNow(topic, records), {
+      maxRecords: options.maxBatchRecords ?? SEND_QUEUE_DEFAULTS.maxRecords,
+      maxBytes: Math.min(options.batchBytes ?? SEND_QUEUE_DEFAULTS.maxBytes, SEND_QUEUE_DEFAULTS.maxBytes),
+    });
+  }
+
+  #newProducer(): Producer {
+    const { context, options } = this;
+    return new GuardedProducer({
       clientId: `${context.clientId}-producer`,
       bootstrapBrokers: context.bootstrapBrokers,
       timeout: context.timeoutMs,
@@ -68,11 +86,15 @@ export class KafkaProducer implements BackendProducer {
       autocreateTopics: false,
       ...RETRY,
     });
+  }
+
+  /** A new library producer in place of one whose send failed; what the old one still had in flight is abandoned. */
+  async #renew(): Promise<void> {
+    const old = this.#producer;
+    this.#producer = this.#newProducer();
     this.#chooser = new PartitionChooser(this.#producer);
-    this.#queue = new SendQueue((topic, records) => this.#sendNow(topic, records), {
-      maxRecords: options.maxBatchRecords ?? SEND_QUEUE_DEFAULTS.maxRecords,
-      maxBytes: Math.min(options.batchBytes ?? SEND_QUEUE_DEFAULTS.maxBytes, SEND_QUEUE_DEFAULTS.maxBytes),
-    });
+    this.#stale = false;
+    await new Promise<void>((resolve) => old.close(true, () => resolve()));
   }
 
   get transactionState(): BackendTransactionState {
@@ -101,6 +123,7 @@ export class KafkaProducer implements BackendProducer {
   async #sendNow(topic: string, records: readonly ProducerRecord[]): Promise<BatchResult> {
     const txn = this.#txn;
     if (txn && this.#failed) throw new UsageError('the transaction failed: only abortTransaction() is possible');
+    if (!txn && this.#stale) await this.#renew();
     const send = (messages: MessageToProduce[]) =>
       txn ? txn.send({ messages, acks: ProduceAcks.ALL }) : this.#producer.send({ messages, acks: ProduceAcks.ALL });
     try {
@@ -113,6 +136,7 @@ export class KafkaProducer implements BackendProducer {
         : await sent;
     } catch (error) {
       if (txn) this.#failed = true;
+      this.#stale = true;
       throw error;
     }
   }
@@ -123,6 +147,7 @@ export class KafkaProducer implements BackendProducer {
         'transactions need a durable producer: give the producer a producerName (Kafka transactional.id)',
       );
     if (this.#txn) throw new UsageError('a transaction is already open');
+    if (this.#stale) await this.#renew();
     this.#txn = await kafkaCall('begin transaction', () => this.#producer.beginTransaction(), this.context.timeoutMs);
     this.#failed = false;
   }
