@@ -18,6 +18,11 @@ export interface ShareBenchOptions extends TargetOptions {
   valueSize?: number;
   /** Records per SHARE_FETCH. */
   maxRecords?: number;
+  /**
+   * How long a SHARE_FETCH that finds nothing waits on the broker. Only polls at the end of the drain find nothing
+   * (the last records are already held by other members), and the timed phase waits for them, so this is kept short.
+   */
+  maxWaitMs?: number;
   onProgress?: (step: string) => void;
 }
 
@@ -30,6 +35,7 @@ export interface ShareBenchReport {
     partitions: number;
     valueSize: number;
     maxRecords: number;
+    maxWaitMs: number;
     ackMode: 'implicit';
   };
   records: number;
@@ -51,6 +57,7 @@ export const ShareBenchDefaults = {
   partitions: 4,
   valueSize: 100,
   maxRecords: 1_000,
+  maxWaitMs: 10,
 } as const;
 const PRODUCE_BATCH = 1_000;
 const WARM_RECORDS = 20_000;
@@ -60,12 +67,23 @@ function positiveInt(name: string, v: number, max: number): number {
   return v;
 }
 
+/** The options checked, defaults filled in. */
+function paramsOf(options: ShareBenchOptions): { records: number } & Shape {
+  const maxWaitMs = options.maxWaitMs ?? ShareBenchDefaults.maxWaitMs;
+  if (!Number.isInteger(maxWaitMs) || maxWaitMs < 0 || maxWaitMs > 30_000)
+    throw new UsageError(`max wait must be an integer 0..30000 ms, got ${maxWaitMs}`);
+  return {
+    records: positiveInt('records', options.records ?? ShareBenchDefaults.records, 100_000_000),
+    consumers: positiveInt('consumers', options.consumers ?? ShareBenchDefaults.consumers, 64),
+    partitions: positiveInt('partitions', options.partitions ?? ShareBenchDefaults.partitions, 1_024),
+    valueSize: positiveInt('value size', options.valueSize ?? ShareBenchDefaults.valueSize, 1_000_000),
+    maxRecords: positiveInt('max records', options.maxRecords ?? ShareBenchDefaults.maxRecords, 10_000),
+    maxWaitMs,
+  };
+}
+
 export async function runShareBench(options: ShareBenchOptions = {}): Promise<ShareBenchReport> {
-  const records = positiveInt('records', options.records ?? ShareBenchDefaults.records, 100_000_000);
-  const consumers = positiveInt('consumers', options.consumers ?? ShareBenchDefaults.consumers, 64);
-  const partitions = positiveInt('partitions', options.partitions ?? ShareBenchDefaults.partitions, 1_024);
-  const valueSize = positiveInt('value size', options.valueSize ?? ShareBenchDefaults.valueSize, 1_000_000);
-  const maxRecords = positiveInt('max records', options.maxRecords ?? ShareBenchDefaults.maxRecords, 10_000);
+  const { records, ...shape } = paramsOf(options);
   const progress = options.onProgress ?? (() => undefined);
 
   progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
@@ -79,31 +97,19 @@ export async function runShareBench(options: ShareBenchOptions = {}): Promise<Sh
       );
     // One untimed pass first, so the figure is the JIT's steady state.
     progress('warming up');
-    const warm = await drainOnce(
-      admin,
-      Math.min(WARM_RECORDS, records),
-      { consumers, partitions, valueSize, maxRecords },
-      progress,
-      async () => undefined,
-    );
+    const warm = await drainOnce(admin, Math.min(WARM_RECORDS, records), shape, progress, async () => undefined);
     await admin.deleteTopic(warm.topic).catch(() => undefined);
     let before: Awaited<ReturnType<NonNullable<typeof target.embedded>['stats']>> | undefined;
-    const run = await drainOnce(
-      admin,
-      records,
-      { consumers, partitions, valueSize, maxRecords },
-      progress,
-      async () => {
-        before = target.embedded ? await target.embedded.resetPeak() : undefined;
-      },
-    );
+    const run = await drainOnce(admin, records, shape, progress, async () => {
+      before = target.embedded ? await target.embedded.resetPeak() : undefined;
+    });
     // Read before the topic goes: a deleted topic's fsyncs leave the broker's count.
     const after = target.embedded ? await target.embedded.stats() : undefined;
     await admin.deleteTopic(run.topic).catch(() => undefined);
     return {
       kind: 'share',
       broker: target.info,
-      params: { records, consumers, partitions, valueSize, maxRecords, ackMode: 'implicit' },
+      params: { records, ...shape, ackMode: 'implicit' },
       records: run.records,
       duplicates: run.duplicates,
       polls: run.polls,
@@ -126,6 +132,7 @@ interface Shape {
   partitions: number;
   valueSize: number;
   maxRecords: number;
+  maxWaitMs: number;
 }
 
 /** `atStart` runs just before the timed phase (the broker's counters are read there). */
@@ -150,7 +157,9 @@ async function drainOnce(
   const members: ShareConsumer[] = [];
   try {
     for (let i = 0; i < shape.consumers; i++)
-      members.push(await admin.shareConsumer({ group, topics: [topic], maxRecords: shape.maxRecords, maxWaitMs: 100 }));
+      members.push(
+        await admin.shareConsumer({ group, topics: [topic], maxRecords: shape.maxRecords, maxWaitMs: shape.maxWaitMs }),
+      );
     progress(`draining ${records} records with ${shape.consumers} share consumers`);
     await atStart();
     const cpu = process.cpuUsage();

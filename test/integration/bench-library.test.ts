@@ -129,6 +129,7 @@ describe('consumer and share benches against a broker given by address', () => {
       partitions: 2,
       valueSize: 8,
       maxRecords: 25,
+      maxWaitMs: 10,
       ackMode: 'implicit',
     });
     expect(report.perConsumer).toHaveLength(2);
@@ -147,6 +148,9 @@ describe('consumer and share benches against a broker given by address', () => {
     );
     await expect(runShareBench({ broker, consumers: 65 })).rejects.toThrow(
       new UsageError('consumers must be an integer 1..64, got 65'),
+    );
+    await expect(runShareBench({ broker, maxWaitMs: 30_001 })).rejects.toThrow(
+      new UsageError('max wait must be an integer 0..30000 ms, got 30001'),
     );
     await expect(runShareBench({ broker, records: 10, acks: 'none' })).rejects.toThrow(
       '--acks applies to the embedded broker only; an external broker acks as it is configured',

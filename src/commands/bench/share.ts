@@ -6,7 +6,7 @@ import { formatHostPort, parseHostPort, passwordFlag, usernameFlag } from '../..
 export default class BenchShare extends BaseCommand {
   static override summary = 'Share-group drain: C share consumers with implicit acks drain N records.';
 
-  static override description = `Produces --records records (untimed) to a fresh topic of --partitions partitions, then --consumers share consumers of one group (implicit acks, --max-records per SHARE_FETCH) drain it concurrently. The timed phase runs from the first poll to the last consumer's final commit, so every acquisition and every ACCEPT is durable in __share_group_state inside it. One untimed warm-up pass runs first. Reports aggregate records/s, each consumer's count, duplicates (0 unless a lock expired) and, against the embedded broker, its peak RSS, the fsyncs of the timed phase and the CPU time client and broker used in it (on a loaded machine, records ÷ the larger CPU time says what the code would do with a core each). Needs a crater broker. --json prints the report.
+  static override description = `Produces --records records (untimed) to a fresh topic of --partitions partitions, then --consumers share consumers of one group (implicit acks, --max-records per SHARE_FETCH) drain it concurrently. The timed phase runs from the first poll to the last consumer's final commit, so every acquisition and every ACCEPT is durable in __share_group_state inside it. A poll that finds nothing waits --max-wait-ms on the broker (10): only the last polls of the drain do (the last records are already held by other members), and the timed phase includes that wait, so a long one would time idle. One untimed warm-up pass runs first. Reports aggregate records/s, each consumer's count, duplicates (0 unless a lock expired) and, against the embedded broker, its peak RSS, the fsyncs of the timed phase and the CPU time client and broker used in it (on a loaded machine, records ÷ the larger CPU time says what the code would do with a core each). Needs a crater broker. --json prints the report.
 
 Exit codes:
 ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
@@ -27,6 +27,12 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
       max: 1_000_000,
     }),
     'max-records': Flags.integer({ description: 'Records per SHARE_FETCH.', default: 1000, min: 1, max: 10_000 }),
+    'max-wait-ms': Flags.integer({
+      description: 'How long a SHARE_FETCH that finds nothing waits (only the last polls of the drain do).',
+      default: 10,
+      min: 0,
+      max: 30_000,
+    }),
     broker: Flags.custom<string>({
       char: 'b',
       description: 'Run against this crater broker instead of an embedded one.',
@@ -54,6 +60,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
         partitions: flags.partitions,
         valueSize: flags['value-size'],
         maxRecords: flags['max-records'],
+        maxWaitMs: flags['max-wait-ms'],
         onProgress: (step) => (spinner.text = step),
       });
       spinner.stop();
