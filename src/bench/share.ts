@@ -42,6 +42,8 @@ export interface ShareBenchReport {
   duplicates: number;
   polls: number;
   wallMs: number;
+  /** From the first poll until every record had been delivered once; the rest of wallMs is the last commits. */
+  allDeliveredMs: number;
   recordsPerSec: number;
   perConsumer: number[];
   brokerPeakRssBytes: number | null;
@@ -114,6 +116,7 @@ export async function runShareBench(options: ShareBenchOptions = {}): Promise<Sh
       duplicates: run.duplicates,
       polls: run.polls,
       wallMs: run.wallMs,
+      allDeliveredMs: run.allDeliveredMs,
       perConsumer: run.perConsumer,
       clientCpuMs: run.clientCpuMs,
       recordsPerSec: perSecond(run.records, run.wallMs),
@@ -164,7 +167,7 @@ async function drainOnce(
     await atStart();
     const cpu = process.cpuUsage();
     const started = performance.now();
-    const { seen, distinct, perConsumer, polls } = await drain(members, records);
+    const { seen, distinct, perConsumer, polls, allDeliveredAt } = await drain(members, records);
     const wallMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
     const { unique, duplicates } = tally(seen);
@@ -176,6 +179,7 @@ async function drainOnce(
       duplicates,
       polls,
       wallMs,
+      allDeliveredMs: allDeliveredAt - started,
       perConsumer,
       clientCpuMs: (used.user + used.system) / 1000,
     };
@@ -192,6 +196,7 @@ async function drain(members: readonly ShareConsumer[], records: number) {
   const seen = new Map<number, number[]>();
   const perConsumer = members.map(() => 0);
   let distinct = 0;
+  let allDeliveredAt = 0;
   let polls = 0;
   await Promise.all(
     members.map(async (m, i) => {
@@ -210,11 +215,12 @@ async function drain(members: readonly ShareConsumer[], records: number) {
           if (r.deliveryCount === 1) distinct++;
         }
         perConsumer[i]! += got.length;
+        if (distinct >= records && allDeliveredAt === 0) allDeliveredAt = performance.now();
       }
       await m.commit();
     }),
   );
-  return { seen, distinct, perConsumer, polls };
+  return { seen, distinct, perConsumer, polls, allDeliveredAt };
 }
 
 /** Distinct offsets and repeats over every partition's list. */

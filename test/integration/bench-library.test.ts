@@ -136,6 +136,8 @@ describe('consumer and share benches against a broker given by address', () => {
     // Every record delivered is either a first sighting or counted as a duplicate.
     expect(report.perConsumer.reduce((a, b) => a + b, 0)).toBe(120 + report.duplicates);
     expect(report.polls).toBeGreaterThanOrEqual(2);
+    expect(report.allDeliveredMs).toBeGreaterThan(0);
+    expect(report.allDeliveredMs).toBeLessThanOrEqual(report.wallMs);
     const client = await env.client();
     expect((await client.listTopics()).filter((t) => t.startsWith('bench-'))).toEqual([]);
   });

@@ -77,7 +77,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
           ['records', report.records],
           ['consumers', report.params.consumers],
           ['records/s', Math.round(report.recordsPerSec)],
-          ['wall', `${report.wallMs.toFixed(0)} ms`],
+          ['wall', `${report.wallMs.toFixed(0)} ms (every record delivered at ${report.allDeliveredMs.toFixed(0)} ms)`],
           ['polls', report.polls],
           ['per consumer', report.perConsumer.join(' ')],
           ['duplicates', report.duplicates],
