@@ -64,7 +64,8 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
   ) {
     this.settings = { ...ConsumerDefaults, ...definedOnly(options) };
     this.groups = new GroupCoordinator({
-      now: () => Date.now(),
+      // The broker's clock (BrokerOptions.clock), which retention, producer expiry and share locks also follow.
+      now: () => Number(broker.now()),
       partitionCount: (topic) => broker.topics.getTopic(topic)?.partitions.length,
       sessionTimeoutMs: this.settings.sessionTimeoutMs,
       maxGroups: this.settings.maxGroups,
