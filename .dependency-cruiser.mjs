@@ -48,6 +48,26 @@ export default {
       to: { path: ours, pathNot: ['^src/(broker|protocol|storage)/', errors] },
     },
     {
+      name: 'commands-use-the-public-surface',
+      severity: 'error',
+      comment:
+        'commands/ are glue: they import cli/, bench/, errors.ts and the entry points (src/index.ts, ' +
+        'client/index.ts, broker/index.ts), never a module inside protocol/, storage/, client/ or broker/; export ' +
+        'what a command needs from an entry point or from cli/ (cli/disk-readers.ts for the on-disk readers).',
+      from: { path: '^src/commands/' },
+      to: {
+        path: ours,
+        pathNot: ['^src/(commands|cli|bench)/', errors, '^src/index[.]ts$', '^src/(client|broker)/index[.]ts$'],
+      },
+    },
+    {
+      name: 'nothing-imports-commands',
+      severity: 'error',
+      comment: 'oclif loads commands/; the library and cli/ never import a command (move what they share into cli/).',
+      from: { path: ours, pathNot: '^src/commands/' },
+      to: { path: '^src/commands/' },
+    },
+    {
       name: 'backend-seam',
       severity: 'error',
       comment:
