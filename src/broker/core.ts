@@ -5,10 +5,13 @@
 import type { PartitionLog } from '../storage/partition-log.js';
 import type { Authenticator } from './auth.js';
 import type { BrokerConfig } from './config.js';
+import type { CrashPoint } from './fault-hooks.js';
+import type { ConnectionHandle } from './handler.js';
 import type { Logger } from './logger.js';
-import type { ProducerStateRuntime } from './producer-state/runtime.js';
+import type { ProducerBinding } from './producer-state/binding.js';
+import type { SequenceState } from './producer-state/sequence-table.js';
 import type { TopicRegistry } from './topics.js';
-import type { TransactionCoordinator } from './transactions/coordinator.js';
+import type { Decision, Transaction } from './transactions/transaction.js';
 
 export { type Logger, silentLogger } from './logger.js';
 
@@ -19,6 +22,48 @@ export interface ConsumerRuntime {
   stop(): Promise<void>;
   /** A user topic was deleted: drop its offsets, assignments and cursors. */
   onTopicDeleted(name: string): void | Promise<void>;
+}
+
+/**
+ * What handlers and the produce path ask of the producer state (producer-state/runtime.ts implements it; the
+ * broker holds the class, which has more for tests and tooling).
+ */
+export interface ProducerStates {
+  /** INIT_PRODUCER_ID: binds the connection to an ephemeral or a named producer (runtime.ts says how). */
+  initProducer(
+    conn: ConnectionHandle,
+    producerName: string,
+    resume?: { producerId: bigint; epoch: number },
+  ): Promise<{ producerId: bigint; epoch: number }>;
+  /** Writes the memo of `state` for a durable producer; undefined (nothing to wait for) for an ephemeral one. */
+  persist(binding: ProducerBinding, topic: string, state: SequenceState): Promise<void> | undefined;
+  crashPoint(point: Exclude<CrashPoint, 'after-prepare-commit'>): void;
+}
+
+/** What handlers, readers and the produce path ask of the transaction coordinator (transactions/coordinator.ts). */
+export interface Transactions {
+  /** min(first_offset) over unresolved transactions touching the partition, else the LEO. */
+  lso(topic: string, partition: number, log: PartitionLog): bigint;
+  /** The read_committed skip test for one partition, or undefined when nothing in it was aborted. */
+  abortFilter(
+    topic: string,
+    partition: number,
+  ): ((offset: bigint, producerId: bigint, epoch: number) => boolean) | undefined;
+  begin(conn: ConnectionHandle): Promise<void>;
+  /** The open transaction a produce on this connection joins, or undefined (the produce is not transactional). */
+  activeFor(conn: ConnectionHandle, binding: ProducerBinding): Transaction | undefined;
+  /** Persists the partitions not enrolled yet before their first record; undefined when all already were. */
+  enrol(
+    txn: Transaction,
+    topic: string,
+    partitions: ReadonlyArray<{ partition: number; log: PartitionLog }>,
+  ): Promise<void> | undefined;
+  addOffsets(
+    conn: ConnectionHandle,
+    group: string,
+    offsets: ReadonlyArray<{ topic: string; partition: number; offset: bigint }>,
+  ): void;
+  end(conn: ConnectionHandle, decision: Decision): Promise<void>;
 }
 
 export interface BrokerCore {
@@ -39,9 +84,9 @@ export interface BrokerCore {
   /** The consumer runtime, once the broker has started. */
   readonly consumer: ConsumerRuntime | undefined;
   /** Producer ids, epochs, sequence state and the `__producer_state` memos (replayed before the broker listens). */
-  readonly producerState: ProducerStateRuntime;
+  readonly producerState: ProducerStates;
   /** Transactions: BEGIN/END_TXN, enrolment, markers, the abort index and each partition's LSO (semantics.md §10). */
-  readonly transactions: TransactionCoordinator;
+  readonly transactions: Transactions;
 }
 
 /**

@@ -8,8 +8,9 @@
  * are byte positions (segmented topics) or record counts (commitlog topics); Kafka numbers partitions from 0 and
  * its offsets are record counts. Callers that print them say which backend they came from (`kind`).
  *
- * Only types are imported here (from protocol/ and producer/sink.ts), so producer/ and consumer/ can depend on the
- * seam without pulling either backend in.
+ * Only types are imported here, from protocol/ and from the type and option files of producer/ and consumer/ (never
+ * from their classes, which import this file), so producer/ and consumer/ depend on the seam without a cycle and
+ * without pulling either backend in.
  */
 import type { RecordHeader } from '../protocol/headers.js';
 import type { GroupDescription } from '../protocol/messages/describe-group.js';
@@ -18,9 +19,8 @@ import type { FetchedRecord } from '../protocol/messages/fetch.js';
 import type { GroupListing } from '../protocol/messages/list-groups.js';
 import type { Offsets } from '../protocol/messages/list-offsets.js';
 import type { NackAck } from '../protocol/messages/nack.js';
-import type { CodecId, CodecName } from '../protocol/opcodes.js';
-import type { BatchConsumer } from './consumer/batch/batch-consumer.js';
-import type { BatchConsumerOptions } from './consumer/batch/types.js';
+import type { CodecId, CodecName, IsolationName } from '../protocol/opcodes.js';
+import type { BatchConsumerOptions, BatchConsumerStats, BatchHandler } from './consumer/batch/types.js';
 import type { AccumulatorOptions } from './producer/accumulator-options.js';
 import type { Producer, ProducerOptions } from './producer/producer.js';
 import type { ProducerMetrics } from './producer/producer-metrics.js';
@@ -48,7 +48,7 @@ export function backendKindOf(address: string): BackendKind {
   return address.trim().toLowerCase().startsWith(KAFKA_SCHEME) ? 'kafka' : 'moonmq';
 }
 
-export type BackendIsolation = 'read_uncommitted' | 'read_committed';
+export type BackendIsolation = IsolationName;
 /** Codecs either backend may be asked for; MoonMQ has none, gzip and snappy, Kafka also lz4 and zstd. */
 export type BackendCodec = CodecId | CodecName | 'lz4' | 'zstd';
 export type BackendConfigEntries = Readonly<Record<string, string | number>> | readonly (readonly [string, string])[];
@@ -170,6 +170,22 @@ export interface BackendGroupFetcher {
   close(): Promise<void>;
 }
 
+/**
+ * What `batchConsumer()` returns (consumer/batch/batch-consumer.ts's BatchConsumer, on either backend): declared
+ * here so the seam does not import the class that is written against it.
+ */
+export interface BackendBatchConsumer<T = Buffer> extends AsyncDisposable {
+  readonly group: string;
+  readonly topics: readonly string[];
+  readonly stats: BatchConsumerStats;
+  /** Records fetched and not finished yet. */
+  readonly inFlight: number;
+  /** Consumes until stop() (resolves) or a failure it cannot handle (rejects). */
+  run(handler: BatchHandler<T>): Promise<void>;
+  stop(): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** One connected broker (MoonMQ) or cluster (Kafka). Every call returns a promise; offsets are bigint. */
 export interface Backend extends AsyncDisposable {
   readonly kind: BackendKind;
@@ -222,7 +238,7 @@ export interface Backend extends AsyncDisposable {
   /** A pull consumer of a group on a connection (Kafka: a group member) of its own. */
   consumer(options: BackendConsumerOptions): Promise<BackendConsumer>;
   /** The batch consumer (seed 003) over this backend: call run(handler), then stop() or dispose it. */
-  batchConsumer<T = Buffer>(options: BatchConsumerOptions<T>): BatchConsumer<T>;
+  batchConsumer<T = Buffer>(options: BatchConsumerOptions<T>): BackendBatchConsumer<T>;
   /**
    * Stores offsets (each the next record to read) for a group with no live member, without fetching as it (Kafka:
    * OffsetCommit through the admin client). Absent on MoonMQ's protocol, where a COMMIT needs a FETCH as the group.

@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import type { Backend } from './backend.js';
 import type { Connection } from './moonmq/connection.js';
 import * as admin from './moonmq/admin.js';
-import { Consumer, type ConsumerOptions } from './consumer/consumer.js';
+import { Consumer, type ConsumerOptions } from './moonmq/consumer.js';
 import { BatchConsumer } from './consumer/batch/batch-consumer.js';
 import type { BatchConsumerOptions } from './consumer/batch/types.js';
 import { fetchRecords, type FetchOptions, type FetchResult } from './moonmq/fetch-ops.js';

@@ -87,7 +87,7 @@ export {
   type RebalanceEvent,
   type RebalanceListener,
   type TopicPartition,
-} from './consumer/consumer.js';
+} from './moonmq/consumer.js';
 export {
   ShareConsumer,
   type AcknowledgeOptions,

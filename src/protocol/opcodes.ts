@@ -101,6 +101,8 @@ export function formatOp(op: number): string {
 /** wire.md §2.3 */
 export const Isolation = { READ_UNCOMMITTED: 0, READ_COMMITTED: 1 } as const;
 export type IsolationLevel = (typeof Isolation)[keyof typeof Isolation];
+/** The isolation levels as a client's options spell them (both backends use these names). */
+export type IsolationName = 'read_uncommitted' | 'read_committed';
 export const FetchFlag = { BATCHED: 0x01, HEADERS: 0x02 } as const;
 export const BatchFlag = { IDEMPOTENT: 0x01, HEADERS: 0x02, PARTITION: 0x04 } as const;
 export const OffsetsFlag = { HWM_EXACT: 0x01, LSO_KNOWN: 0x02, LOCAL: 0x04 } as const;

@@ -3,7 +3,7 @@
  * appended straight to partition logs, and a FETCH that collects every frame up to its OK or ERROR.
  */
 import fs from 'node:fs/promises';
-import { Broker } from '../../src/broker/broker.js';
+import { Broker, type BrokerStartOptions } from '../../src/broker/broker.js';
 import { type ConsumerService, consumerRuntimeOf } from '../../src/broker/consumer/index.js';
 import type { Frame } from '../../src/protocol/frame-decoder.js';
 import { decodePayload } from '../../src/protocol/message.js';
@@ -19,9 +19,12 @@ export class ConsumerHarness {
   dataDir: string | undefined;
   private readonly clients: RawClient[] = [];
 
-  async start(topics: Array<{ name: string; partitions: number }>): Promise<Broker> {
+  async start(
+    topics: Array<{ name: string; partitions: number }>,
+    options: Partial<BrokerStartOptions> = {},
+  ): Promise<Broker> {
     this.dataDir ??= await tempDataDir();
-    this.started = await Broker.start({ dataDir: this.dataDir, topics });
+    this.started = await Broker.start({ ...options, dataDir: this.dataDir, topics });
     return this.started;
   }
 

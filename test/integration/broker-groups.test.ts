@@ -136,6 +136,22 @@ describe('GROUP_HEARTBEAT and session expiry', () => {
     );
   });
 
+  it('expires a member by the broker clock (BrokerOptions.clock), not the wall clock', async () => {
+    let now = 1_000_000n;
+    await h.start([{ name: 'orders', partitions: 1 }], { clock: () => now });
+    const c = await h.client();
+    await join(c, 'g', 'm', ['orders']);
+    now += 29_000n;
+    h.rt.reap();
+    expect((await describeGroup(c, 'g')).members.map((m) => m.memberId)).toEqual(['m']);
+    // Past the 30 s session on the broker clock, though well under it on the wall clock.
+    now += 2_000n;
+    h.rt.reap();
+    expect(errorCodeOf(await c.request(GroupHeartbeatRequest, { groupId: 'g', memberId: 'm' }))).toBe(
+      ErrorCode.GROUP_MEMBER_UNKNOWN,
+    );
+  });
+
   it('an evicted member reads nothing and its COMMIT is ERR 12 until it joins again', async () => {
     await h.start([{ name: 'orders', partitions: 1 }]);
     await h.append('orders', 1, 2);

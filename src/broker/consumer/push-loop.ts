@@ -10,7 +10,7 @@ import { ErrorFrame } from '../../protocol/messages/error.js';
 import { HandlerError } from '../handler.js';
 import type { ConnectionHandle } from '../handler.js';
 import { encodeRecordFrames } from './record-frames.js';
-import type { ConsumerService } from './runtime.js';
+import type { PushSource } from './push-source.js';
 import type { ConsumerSession } from './session.js';
 
 export class PushLoop {
@@ -21,7 +21,7 @@ export class PushLoop {
   private wake: (() => void) | undefined;
 
   constructor(
-    private readonly rt: ConsumerService,
+    private readonly rt: PushSource,
     private readonly conn: ConnectionHandle,
     private readonly session: ConsumerSession,
   ) {

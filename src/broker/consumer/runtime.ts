@@ -18,6 +18,7 @@ import { GroupCoordinator } from './group-coordinator.js';
 import { NackTracker } from './nack-tracker.js';
 import { CONSUMER_OFFSETS_TOPIC, type OffsetCommit, OffsetStore } from './offset-store.js';
 import { PushLoop } from './push-loop.js';
+import type { PushSource } from './push-source.js';
 import { type ConsumeMode, type ConsumerSession, bindConsumer, fixConsumer, sessionOf, subscribe } from './session.js';
 import { highWatermark, minOffset } from '../read-ceiling.js';
 import type { ConsumerRuntimeOptions } from '../subsystem-options.js';
@@ -43,7 +44,7 @@ export function consumerRuntimeOf(broker: BrokerCore): ConsumerService {
   return rt;
 }
 
-export class ConsumerService implements ConsumerRuntime {
+export class ConsumerService implements ConsumerRuntime, PushSource {
   readonly settings: Required<ConsumerRuntimeOptions>;
   readonly groups: GroupCoordinator;
   readonly cursors = new CursorTable();
@@ -63,7 +64,8 @@ export class ConsumerService implements ConsumerRuntime {
   ) {
     this.settings = { ...ConsumerDefaults, ...definedOnly(options) };
     this.groups = new GroupCoordinator({
-      now: () => Date.now(),
+      // The broker's clock (BrokerOptions.clock), which retention, producer expiry and share locks also follow.
+      now: () => Number(broker.now()),
       partitionCount: (topic) => broker.topics.getTopic(topic)?.partitions.length,
       sessionTimeoutMs: this.settings.sessionTimeoutMs,
       maxGroups: this.settings.maxGroups,

@@ -34,7 +34,7 @@ import {
 import { nextOffsets } from '../../storage/partition-log.js';
 import type { Topic } from '../topics.js';
 import { checkReplay, failSession, sessionFailed } from './replay-check.js';
-import { type ProducerBinding, bindingOf, stateFor } from './runtime.js';
+import { type ProducerBinding, bindingOf, stateFor } from './binding.js';
 import {
   type SequenceState,
   afterBatch,

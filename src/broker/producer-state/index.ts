@@ -1,15 +1,11 @@
 /** Producer ids, epochs, idempotent sequence checks and the durable `__producer_state` memos. */
 export {
   ProducerStateRuntime,
-  SESSION_PRODUCER,
   DEFAULT_PRODUCER_EXPIRY_MS,
   DEFAULT_EXPIRY_SWEEP_MS,
-  bindingOf,
-  stateFor,
-  type DurableProducer,
-  type ProducerBinding,
   type ProducerStateOptions,
 } from './runtime.js';
+export { SESSION_PRODUCER, bindingOf, stateFor, type DurableProducer, type ProducerBinding } from './binding.js';
 export { PidAllocator } from './pid-allocator.js';
 export { MemoStore, stateWrites, type StateWrite } from './memo-store.js';
 export { replayProducerState, segmentFileOf, type ProducerStateSnapshot } from './replay.js';

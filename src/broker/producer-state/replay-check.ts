@@ -15,7 +15,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import type { MemoAck } from '../../storage/producer-state-codec.js';
 import type { BrokerCore } from '../core.js';
 import { HandlerError } from '../handler.js';
-import type { ProducerBinding } from './runtime.js';
+import type { ProducerBinding } from './binding.js';
 import type { SequenceState } from './sequence-table.js';
 
 export function sessionFailed(): HandlerError {

@@ -9,7 +9,7 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { NO_ACK_PARTITION, PRODUCER_STATE_TOPIC, isNoAckMemo } from '../../storage/producer-state-codec.js';
-import type { BrokerCore, Logger } from '../core.js';
+import type { BrokerCore, Logger, ProducerStates } from '../core.js';
 import type { CrashPoint } from '../fault-hooks.js';
 import { type ConnectionHandle, HandlerError } from '../handler.js';
 import { MemoStore, type StateWrite, stateWrites } from './memo-store.js';
@@ -17,8 +17,8 @@ import { PidAllocator } from './pid-allocator.js';
 import { type ProducerStateSnapshot, replayProducerState } from './replay.js';
 import type { SequenceState } from './sequence-table.js';
 import { verifyLastMemos } from './verify-memos.js';
+import { SESSION_PRODUCER, type DurableProducer, type ProducerBinding, bindingOf } from './binding.js';
 
-export const SESSION_PRODUCER = 'producer';
 export const DEFAULT_PRODUCER_EXPIRY_MS = 24 * 3_600_000;
 export const DEFAULT_EXPIRY_SWEEP_MS = 300_000;
 const MAX_EPOCH = 0xffff;
@@ -32,39 +32,7 @@ export interface ProducerStateOptions {
 
 const U32_MINUS_ONE = 0xffff_ffff;
 
-export interface DurableProducer {
-  readonly name: string;
-  readonly producerId: bigint;
-  /** The current epoch: frames carrying any other are fenced (ERR 50). */
-  epoch: number;
-  /** Wall-clock ms of the last identity or memo write (the idle clock). */
-  lastWriteAt: bigint;
-  liveConnections: number;
-  /** topic → state; a state applies only to connections of the epoch it was written in. */
-  readonly topics: Map<string, SequenceState>;
-}
-
-export interface ProducerBinding {
-  readonly producerId: bigint;
-  /** The connection's epoch (always 0 for an ephemeral producer). */
-  readonly epoch: number;
-  /** Undefined for an ephemeral producer. */
-  readonly durable: DurableProducer | undefined;
-  /** The per-topic state: the durable producer's map, or the connection's own. */
-  readonly topics: Map<string, SequenceState>;
-}
-
-/** The binding's state for `topic`, or undefined when none was written in the binding's epoch. */
-export function stateFor(binding: ProducerBinding, topic: string): SequenceState | undefined {
-  const state = binding.topics.get(topic);
-  return state && state.epoch === binding.epoch ? state : undefined;
-}
-
-export function bindingOf(conn: ConnectionHandle): ProducerBinding | undefined {
-  return conn.session.get(SESSION_PRODUCER) as ProducerBinding | undefined;
-}
-
-export class ProducerStateRuntime {
+export class ProducerStateRuntime implements ProducerStates {
   private readonly byName = new Map<string, DurableProducer>();
   private readonly byPid = new Map<bigint, DurableProducer>();
   private store: MemoStore | undefined;

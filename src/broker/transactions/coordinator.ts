@@ -14,43 +14,30 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
-import {
-  TxnState,
-  type TxnParticipant,
-  type TxnPendingOffset,
-  type TxnStateValue,
-  txnStateName,
-} from '../../storage/txn-state-codec.js';
-import type { BrokerCore } from '../core.js';
+import { TxnState, type TxnPendingOffset, type TxnStateValue, txnStateName } from '../../storage/txn-state-codec.js';
+import type { BrokerCore, Transactions } from '../core.js';
 import { type ConnectionHandle, HandlerError } from '../handler.js';
-import { type ProducerBinding, bindingOf } from '../producer-state/runtime.js';
+import { type ProducerBinding, bindingOf } from '../producer-state/binding.js';
 import { type AbortEntry, AbortIndex } from './abort-index.js';
-import { type Decision, abortEntries, applyOffsets, writeMarkers } from './resolution.js';
+import { abortEntries, applyOffsets, writeMarkers } from './resolution.js';
 import { type TxnEvent, decisionStates, recovery, refusal, transition } from './state-table.js';
 import type { TransactionOptions } from '../subsystem-options.js';
+import {
+  type Decision,
+  type Transaction,
+  checkTimedOut,
+  clearTimedOut,
+  markTimedOut,
+  requireCurrentEpoch,
+  serialize,
+} from './transaction.js';
 import { TRANSACTION_STATE_TOPIC, TxnStore, replayTxnState } from './txn-store.js';
 
-export type { TransactionOptions };
+export type { Transaction, TransactionOptions };
 
 export const DEFAULT_TRANSACTION_TIMEOUT_MS = 15 * 60_000;
-const SESSION_TIMED_OUT = 'transaction-timed-out';
 
-export interface Transaction {
-  readonly id: string;
-  readonly producerId: bigint;
-  readonly epoch: number;
-  state: TxnStateValue;
-  participants: TxnParticipant[];
-  pendingOffsets: TxnPendingOffset[];
-  /** The connection that began it (undefined once recovered at start). */
-  owner: ConnectionHandle | undefined;
-  /** Broker clock (ms) at BEGIN_TXN. */
-  readonly startedAt: bigint;
-  /** The tail of the work serialized on this transaction. */
-  busy: Promise<unknown>;
-}
-
-export class TransactionCoordinator {
+export class TransactionCoordinator implements Transactions {
   private readonly txns = new Map<string, Transaction>();
   private readonly unresolved = new Set<Transaction>();
   private store: TxnStore | undefined;
@@ -155,20 +142,15 @@ export class TransactionCoordinator {
         'BEGIN_TXN needs a durable producer: send INIT_PRODUCER_ID with a name first',
       );
     }
-    if (binding.epoch !== producer.epoch) {
-      throw new HandlerError(
-        ErrorCode.PRODUCER_FENCED,
-        `producer epoch ${binding.epoch} is fenced: the current epoch is ${producer.epoch}`,
-      );
-    }
-    conn.session.delete(SESSION_TIMED_OUT);
+    requireCurrentEpoch(binding, producer);
+    clearTimedOut(conn);
     const existing = this.txns.get(producer.name);
     if (existing && existing.state === TxnState.ONGOING && existing.epoch < binding.epoch) {
       this.broker.logger.info('aborting the open transaction of a fenced epoch', {
         transactionId: existing.id,
         epoch: existing.epoch,
       });
-      await this.serialize(existing, () => this.resolveIf(existing, TxnState.ONGOING, 'abort'));
+      await serialize(existing, () => this.resolveIf(existing, TxnState.ONGOING, 'abort'));
     }
     const current = this.txns.get(producer.name);
     const state = current?.state ?? TxnState.EMPTY;
@@ -198,7 +180,7 @@ export class TransactionCoordinator {
    * not transactional). ERR 52 when the connection's transaction timed out and was not ended since.
    */
   activeFor(conn: ConnectionHandle, binding: ProducerBinding): Transaction | undefined {
-    this.checkTimedOut(conn);
+    checkTimedOut(conn);
     const producer = binding.durable;
     if (!producer) return undefined;
     const txn = this.txns.get(producer.name);
@@ -219,7 +201,7 @@ export class TransactionCoordinator {
       ({ partition }) => !txn.participants.some((p) => p.topic === topic && p.partition === partition),
     );
     if (fresh.length === 0) return undefined;
-    return this.serialize(txn, async () => {
+    return serialize(txn, async () => {
       this.require(txn, txn.owner, 'produce');
       const added = fresh.map(({ partition, log }) => ({ topic, partition, firstOffset: log.logEndOffset }));
       txn.participants.push(...added);
@@ -249,23 +231,18 @@ export class TransactionCoordinator {
 
   /** END_TXN: commit or abort the connection's transaction, or finish / confirm its producer's last one. */
   async end(conn: ConnectionHandle, decision: Decision): Promise<void> {
-    this.checkTimedOut(conn, true);
+    checkTimedOut(conn, true);
     const binding = bindingOf(conn);
     const producer = binding?.durable;
     const txn = producer ? this.txns.get(producer.name) : undefined;
     if (!binding || !producer || !txn)
       throw new HandlerError(ErrorCode.INVALID_TXN_STATE, 'no transaction in progress');
-    if (binding.epoch !== producer.epoch) {
-      throw new HandlerError(
-        ErrorCode.PRODUCER_FENCED,
-        `producer epoch ${binding.epoch} is fenced: the current epoch is ${producer.epoch}`,
-      );
-    }
+    requireCurrentEpoch(binding, producer);
     // Another epoch's transaction, or one still open on another connection, is not this session's to end.
     if (txn.epoch !== binding.epoch || (txn.state === TxnState.ONGOING && txn.owner !== conn)) {
       throw new HandlerError(ErrorCode.INVALID_TXN_STATE, 'no transaction in progress');
     }
-    await this.serialize(txn, async () => {
+    await serialize(txn, async () => {
       const action = this.require(txn, undefined, decision);
       if (action !== 'done') await this.resolve(txn, decision);
     });
@@ -279,7 +256,7 @@ export class TransactionCoordinator {
   }
 
   private owned(conn: ConnectionHandle, event: TxnEvent): Transaction {
-    this.checkTimedOut(conn);
+    checkTimedOut(conn);
     const producer = bindingOf(conn)?.durable;
     const txn = producer ? this.txns.get(producer.name) : undefined;
     if (!txn || txn.owner !== conn) throw new HandlerError(ErrorCode.INVALID_TXN_STATE, refusal(TxnState.EMPTY, event));
@@ -298,20 +275,6 @@ export class TransactionCoordinator {
       throw new HandlerError(ErrorCode.INVALID_TXN_STATE, refusal(txn.state, event));
     }
     return action;
-  }
-
-  private checkTimedOut(conn: ConnectionHandle, clear = false): void {
-    const timedOut = conn.session.get(SESSION_TIMED_OUT) as string | undefined;
-    if (timedOut === undefined) return;
-    if (clear) conn.session.delete(SESSION_TIMED_OUT);
-    throw new HandlerError(ErrorCode.TRANSACTION_TIMED_OUT, timedOut);
-  }
-
-  /** Runs `work` after everything already queued on the transaction. */
-  private serialize<T>(txn: Transaction, work: () => Promise<T>): Promise<T> {
-    const run = txn.busy.then(work, work);
-    txn.busy = run.catch(() => undefined);
-    return run;
   }
 
   private async resolveIf(txn: Transaction, state: TxnStateValue, decision: Decision): Promise<void> {
@@ -371,7 +334,7 @@ export class TransactionCoordinator {
   private async onConnectionClosed(conn: ConnectionHandle): Promise<void> {
     for (const txn of [...this.unresolved]) {
       if (txn.owner !== conn) continue;
-      await this.serialize(txn, async () => {
+      await serialize(txn, async () => {
         const decision = recovery[txn.state];
         if (!decision || txn.owner !== conn) return;
         this.broker.logger.info('connection closed mid-transaction', { transactionId: txn.id, decision });
@@ -390,15 +353,12 @@ export class TransactionCoordinator {
     const now = this.broker.now();
     for (const txn of [...this.unresolved]) {
       if (txn.state !== TxnState.ONGOING || now - txn.startedAt < BigInt(this.timeoutMs)) continue;
-      txn.owner?.session.set(
-        SESSION_TIMED_OUT,
-        `transaction '${txn.id}' timed out after ${this.timeoutMs} ms and was aborted`,
-      );
+      markTimedOut(txn, `transaction '${txn.id}' timed out after ${this.timeoutMs} ms and was aborted`);
       this.broker.logger.warn('transaction timed out; aborting it', {
         transactionId: txn.id,
         timeoutMs: this.timeoutMs,
       });
-      void this.serialize(txn, () => this.resolveIf(txn, TxnState.ONGOING, 'abort')).catch((err: unknown) => {
+      void serialize(txn, () => this.resolveIf(txn, TxnState.ONGOING, 'abort')).catch((err: unknown) => {
         this.broker.logger.error('could not abort a timed-out transaction', {
           transactionId: txn.id,
           error: String(err),

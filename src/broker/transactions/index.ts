@@ -16,4 +16,5 @@ export {
 } from './state-table.js';
 export { TxnStore, replayTxnState, TRANSACTION_STATE_TOPIC, TRANSACTION_STATE_PARTITIONS } from './txn-store.js';
 export { AbortIndex, ABORT_INDEX_FILE, formatAbortIndex, parseAbortIndex, type AbortEntry } from './abort-index.js';
-export { writeMarkers, applyOffsets, abortEntries, type Decision, type WrittenMarker } from './resolution.js';
+export { writeMarkers, applyOffsets, abortEntries, type WrittenMarker } from './resolution.js';
+export type { Decision } from './transaction.js';

@@ -12,8 +12,7 @@ import { consumerRuntimeOf } from '../consumer/index.js';
 import type { BrokerCore } from '../core.js';
 import { syncAll } from '../produce-path.js';
 import type { AbortEntry } from './abort-index.js';
-
-export type Decision = 'commit' | 'abort';
+import type { Decision } from './transaction.js';
 
 export interface WrittenMarker {
   participant: TxnParticipant;

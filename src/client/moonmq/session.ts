@@ -9,7 +9,7 @@ import { Caps } from '../../protocol/limits.js';
 import { AuthOkReply, AuthRequest } from '../../protocol/messages/auth.js';
 import { HelloRequest, WelcomeReply } from '../../protocol/messages/hello.js';
 import { IdentifyAckReply, IdentifyClientRequest } from '../../protocol/messages/identify.js';
-import { Isolation, type IsolationLevel } from '../../protocol/opcodes.js';
+import { Isolation, type IsolationLevel, type IsolationName } from '../../protocol/opcodes.js';
 import { PROTOCOL_VERSION } from '../../protocol/limits.js';
 import { Connection, type ConnectionOptions } from './connection.js';
 import { validateString } from '../validate.js';
@@ -42,7 +42,7 @@ export interface Session {
   server: ServerIdentity;
 }
 
-export type IsolationName = 'read_uncommitted' | 'read_committed';
+export type { IsolationName };
 
 export function isolationByte(isolation: IsolationName | IsolationLevel | undefined): IsolationLevel | undefined {
   if (isolation === undefined) return undefined;

@@ -12,7 +12,7 @@
 import { UsageError } from '../../errors.js';
 import { headersSize } from '../../protocol/headers.js';
 import { Caps, DEFAULT_MAX_FRAME_SIZE, FRAME_HEADER_BYTES, Limits } from '../../protocol/limits.js';
-import type { ProducerRecord } from './produce-ops.js';
+import type { ProducerRecord } from '../producer/sink.js';
 
 export interface SplitOptions {
   /** Largest FrameLen a chunk may reach; the broker's default limit is 1 MiB. */

@@ -32,7 +32,7 @@ ${findingsExitCodes()}`;
 
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(ShareState);
-    const { dumpShareState } = await import('../../storage/share-state-dump.js');
+    const { dumpShareState } = await import('../../cli/disk-readers.js');
     const { shareStateColumns } = await import('../../cli/render/share.js');
     const report = dumpShareState(argv as string[], { history: flags.history, group: flags.group });
     if (flags.verify && report.findings.length > 0) this.setExitCode(ExitCode.CORRUPT);

@@ -3,7 +3,7 @@
  * and its `transport` context; what a handler may return; the options; the typed lifecycle events.
  */
 import type { RecordHeader } from '../../../protocol/headers.js';
-import type { IsolationName } from '../../moonmq/session.js';
+import type { IsolationName } from '../../../protocol/opcodes.js';
 import type { BatchResult, ProduceAck, ProducerRecord } from '../../producer/sink.js';
 import type { Backoff } from './backoff.js';
 import type { Clock } from './clock.js';

@@ -1,9 +1,10 @@
 /**
- * Pull-mode consumption on a connection of its own (seed 000, "Consumer side"). poll() is one FETCH: its
- * max_records is the total, and the broker gives each partition it reads max(1, ceil(max_records / P)). A caller's
- * maxPerPartition is honoured by sending min(maxRecords, maxPerPartition × P), with P the partitions this poll
- * reads (the group assignment when joined, else every partition of the subscribed topics). Records cannot be
- * trimmed client-side: the broker has already committed past everything it sent.
+ * MoonMQ's pull consumer (the backend seam's BackendConsumer; kafka/kafka-consumer.ts is Kafka's), on a connection
+ * of its own (seed 000, "Consumer side"). poll() is one FETCH: its max_records is the total, and the broker gives
+ * each partition it reads max(1, ceil(max_records / P)). A caller's maxPerPartition is honoured by sending
+ * min(maxRecords, maxPerPartition × P), with P the partitions this poll reads (the group assignment when joined, else
+ * every partition of the subscribed topics). Records cannot be trimmed client-side: the broker has already committed
+ * past everything it sent.
  *
  * The first poll FETCHes every topic once, because a FETCH subscribes the connection to its topic and then reads
  * all topics subscribed so far; that first poll can therefore return more than its cap.
@@ -17,15 +18,15 @@ import type { NackAck } from '../../protocol/messages/nack.js';
 import type { IsolationLevel } from '../../protocol/opcodes.js';
 import { BrokerError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { commit, describeGroup, describeTopic, nack } from '../moonmq/admin.js';
-import { fetchRecords } from '../moonmq/fetch-ops.js';
+import { commit, describeGroup, describeTopic, nack } from './admin.js';
+import { fetchRecords } from './fetch-ops.js';
 import {
   DEFAULT_GROUP_HEARTBEAT_MS,
   GroupMembership,
   type GroupAssignment,
   type JoinGroupOptions,
-} from '../moonmq/group-membership.js';
-import type { IsolationName, Session } from '../moonmq/session.js';
+} from './group-membership.js';
+import type { IsolationName, Session } from './session.js';
 import { validateTopicName } from '../validate.js';
 import { assignmentDiff, type RebalanceEvent, type RebalanceListener } from './rebalance.js';
 

@@ -17,7 +17,7 @@
  * already have moved further: the listener is the place to flush application state, not to rewind.
  */
 import type { TopicPartitions } from '../../protocol/messages/join-group.js';
-import type { GroupAssignment } from '../moonmq/group-membership.js';
+import type { GroupAssignment } from './group-membership.js';
 
 export interface TopicPartition {
   topic: string;
