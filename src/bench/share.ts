@@ -6,7 +6,7 @@
  * never prints. Needs a crater broker (share groups are a crater extension).
  */
 import type { Client } from '../client/client.js';
-import type { ShareConsumer } from '../client/consumer/share-consumer.js';
+import type { ShareConsumer } from '../client/moonmq/share-consumer.js';
 import { UsageError } from '../errors.js';
 import { perSecond } from './stats.js';
 import { type BrokerInfo, type TargetOptions, benchRecords, benchTopicName, openTarget } from './target.js';

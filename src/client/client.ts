@@ -32,7 +32,7 @@ import {
   type Session,
 } from './moonmq/session.js';
 import { Subscription, type SubscribeOptions } from './moonmq/subscription.js';
-import { ShareConsumer, type ShareConsumerOptions } from './consumer/share-consumer.js';
+import { ShareConsumer, type ShareConsumerOptions } from './moonmq/share-consumer.js';
 import * as share from './moonmq/share-ops.js';
 
 /** What a client reports besides its return values (a typed union, one listener for all). */

@@ -94,7 +94,7 @@ export {
   type ShareAckName,
   type ShareConsumerOptions,
   type ShareConsumerRecord,
-} from './consumer/share-consumer.js';
+} from './moonmq/share-consumer.js';
 export {
   type ShareAckResult,
   type ShareGroupAdmin,

@@ -1,6 +1,6 @@
 /** Share-group test helpers: a controllable broker clock, polling to a deadline, and draining share consumers. */
 import type { Client } from '../../src/client/client.js';
-import type { ShareConsumer, ShareConsumerRecord } from '../../src/client/consumer/share-consumer.js';
+import type { ShareConsumer, ShareConsumerRecord } from '../../src/client/moonmq/share-consumer.js';
 
 /** A broker clock the test moves by hand (lock deadlines and member sessions run on it). */
 export function manualClock(start = 1_700_000_000_000n): { now: () => bigint; advance(ms: number): void } {

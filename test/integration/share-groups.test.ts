@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrokerStartOptions } from '../../src/broker/broker.js';
 import { decodeDlqEnvelope } from '../../src/broker/consumer/dlq-envelope.js';
 import type { Client } from '../../src/client/client.js';
-import type { ShareConsumer, ShareConsumerOptions } from '../../src/client/consumer/share-consumer.js';
+import type { ShareConsumer, ShareConsumerOptions } from '../../src/client/moonmq/share-consumer.js';
 import { UsageError } from '../../src/errors.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { ShareAckRequest, ShareAckResultReply } from '../../src/protocol/messages/share-ack.js';

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../src/client/client.js';
-import type { ShareConsumer } from '../../src/client/consumer/share-consumer.js';
+import type { ShareConsumer } from '../../src/client/moonmq/share-consumer.js';
 import type { CrashVariant } from '../helpers/power-loss-fs.js';
 import { runCampaign } from '../helpers/power-loss-run.js';
 import { valueOf } from '../helpers/share.js';

@@ -11,9 +11,9 @@ import { UsageError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { ShareAckResult, SharePartitionAcks } from '../../protocol/messages/share-acks.js';
 import { ShareAckType } from '../../protocol/opcodes.js';
-import { brokerError } from '../moonmq/connection.js';
+import { brokerError } from './connection.js';
 import { isOneOf } from '../validate.js';
-import type { Session } from '../moonmq/session.js';
+import type { Session } from './session.js';
 import {
   joinShareGroup,
   leaveShareGroup,
@@ -21,8 +21,8 @@ import {
   shareFetch,
   shareHeartbeat,
   type ShareMember,
-} from '../moonmq/share-ops.js';
-import { ShareAckQueue, type ShareAckName, type ShareConsumerRecord, ackTypeOf } from './share-ack-queue.js';
+} from './share-ops.js';
+import { ShareAckQueue, type ShareAckName, type ShareConsumerRecord, ackTypeOf } from '../consumer/share-ack-queue.js';
 
 export type { ShareConsumerRecord, ShareAckName };
 
