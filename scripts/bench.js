@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // `npm run bench`: runs batch-vs-single and throughput with their defaults (plus throughput with 4 batches in
 // flight, the second produce target) against the embedded broker, and writes bench-results/latest.json (the raw
-// reports) and bench-results/latest.md (a table against the targets). The measuring lives in src/bench/.
+// reports) and bench-results/latest.md (a table against the targets). Then the growth curves (`bench scale
+// --startup`: records, value size, partitions, connections, and start-up on 10 MB / 100 MB / 1 GB data dirs) to
+// bench-results/scale.json and scale.md (charts and tables); `npm run bench -- --no-scale` skips them. The
+// measuring lives in src/bench/.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runBatchVsSingle, runThroughput } from '../dist/bench/index.js';
+import { runBatchVsSingle, runScale, runThroughput } from '../dist/bench/index.js';
+import { scaleMarkdown } from '../dist/cli/render/bench-scale.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'bench-results');
@@ -118,3 +122,35 @@ fs.mkdirSync(outDir, { recursive: true });
 fs.writeFileSync(path.join(outDir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
 fs.writeFileSync(path.join(outDir, 'latest.md'), md);
 process.stdout.write(md);
+
+if (!process.argv.includes('--no-scale')) {
+  const load = () =>
+    os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ');
+  const loadBefore = load();
+  step('growth curves (bench scale --startup)');
+  const scale = await runScale({ startup: {}, onProgress: (s) => step(`scale: ${s}`) });
+  const loadAfter = load();
+  const scaleResults = {
+    date: new Date().toISOString(),
+    commit,
+    machine,
+    loadAverage: { before: loadBefore, after: loadAfter },
+    scale,
+  };
+  const scaleMd = [
+    '# crater growth curves',
+    '',
+    `${scaleResults.date}, commit ${commit ?? 'unknown'}, Node ${machine.node}, ${machine.cpus} × ${machine.cpu ?? 'cpu'}, load average ${loadBefore} before, ${loadAfter} after.`,
+    'Each point is `bench throughput` on a fresh embedded broker with one parameter moved from its defaults (4 partitions, 100-byte values, batches of 1,000, 1 connection, 1 in flight); the connections curve produces one record at a time per connection. Start-up: a one-partition topic of 1,000-byte values, started after a clean shutdown, then after a SIGKILL that followed about 1 MB of acknowledged records.',
+    '',
+    scaleMarkdown(scale),
+    'Raw report: scale.json. Reproduce: `npm run bench`, or `npx crater bench scale --startup [--json]`.',
+    '',
+  ].join('\n');
+  fs.writeFileSync(path.join(outDir, 'scale.json'), `${JSON.stringify(scaleResults, null, 2)}\n`);
+  fs.writeFileSync(path.join(outDir, 'scale.md'), scaleMd);
+  process.stdout.write(scaleMd);
+}

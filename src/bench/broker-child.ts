@@ -6,12 +6,14 @@
  *   parent → child   { type: 'stats', id }        answered with a BrokerStats carrying the same id
  *                    { type: 'reset-peak', id }   starts a new peak-RSS window, answered like 'stats'
  *                    { type: 'stop' }             stops the broker, then the child leaves the channel and exits
- *   child → parent   { type: 'ready', host, port } once listening; { type: 'failed', message } if start failed
+ *   child → parent   { type: 'ready', host, port, startMs, recoveryScannedBytes } once listening (how long
+ *                    Broker.start took, and the log bytes its storage recovery read); { type: 'failed', message }
  *
  * argv[2] is the JSON of ChildBrokerOptions. RSS is sampled every 50 ms (and on every request) for the peak.
  */
 import { Broker } from '../broker/broker.js';
 import type { AcksMode } from '../broker/config.js';
+import { recoveryScannedBytes } from '../storage/recovery.js';
 
 export interface ChildBrokerOptions {
   dataDir: string;
@@ -33,8 +35,17 @@ export interface BrokerStats {
   cpuMs: number;
 }
 
-export type ChildMessage =
-  { type: 'ready'; host: string; port: number } | { type: 'failed'; message: string } | BrokerStats;
+export interface ReadyMessage {
+  type: 'ready';
+  host: string;
+  port: number;
+  /** Broker.start, opening and recovering every partition included, in ms. */
+  startMs: number;
+  /** Log bytes load-time recovery read (storage/recovery.ts). */
+  recoveryScannedBytes: number;
+}
+
+export type ChildMessage = ReadyMessage | { type: 'failed'; message: string } | BrokerStats;
 
 function send(message: ChildMessage): void {
   process.send?.(message);
@@ -43,6 +54,7 @@ function send(message: ChildMessage): void {
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as ChildBrokerOptions;
   let broker: Broker;
+  const started = performance.now();
   try {
     // Every bench connection comes from loopback: `--connections 256` plus the fetching and probing ones.
     broker = await Broker.start({ dataDir: options.dataDir, port: 0, acks: options.acks, maxConnectionsPerIp: 1024 });
@@ -95,7 +107,8 @@ async function main(): Promise<void> {
   // The parent went away without asking: stop cleanly so the data-dir lock and files are released.
   process.on('disconnect', () => void stop());
   const { host, port } = broker.address;
-  send({ type: 'ready', host, port });
+  const startMs = performance.now() - started;
+  send({ type: 'ready', host, port, startMs, recoveryScannedBytes: recoveryScannedBytes() });
 }
 
 void main();

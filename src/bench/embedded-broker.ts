@@ -9,9 +9,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AcksMode } from '../broker/config.js';
-import type { BrokerStats, ChildBrokerOptions, ChildMessage, ChildRequest } from './broker-child.js';
+import type { BrokerStats, ChildBrokerOptions, ChildMessage, ChildRequest, ReadyMessage } from './broker-child.js';
 
 export type { BrokerStats };
+
+/** How the last start of the child went: wall time from fork to listening, and what the child reported. */
+export interface StartFigures {
+  wallMs: number;
+  brokerStartMs: number;
+  recoveryScannedBytes: number;
+}
 
 /** libuv threads of the bench broker (unless UV_THREADPOOL_SIZE is set): parallel fsyncs of one batch. */
 const FSYNC_THREADS = 64;
@@ -22,6 +29,8 @@ export interface EmbeddedBrokerOptions {
   execArgv?: readonly string[];
   /** How long to wait for the child to listen. */
   startTimeoutMs?: number;
+  /** Run on this existing data dir, which close() leaves in place; absent: a fresh temp dir, removed at close. */
+  dataDir?: string;
 }
 
 /**
@@ -47,6 +56,8 @@ export class EmbeddedBroker implements AsyncDisposable {
     private host: string,
     private port: number,
     private readonly options: EmbeddedBrokerOptions,
+    /** The last start's figures. */
+    public started: StartFigures,
   ) {
     this.attach(child);
   }
@@ -63,12 +74,12 @@ export class EmbeddedBroker implements AsyncDisposable {
   }
 
   static async start(options: EmbeddedBrokerOptions = {}): Promise<EmbeddedBroker> {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crater-bench-'));
+    const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'crater-bench-')));
     try {
-      const { child, host, port } = await spawnChild(dataDir, options);
-      return new EmbeddedBroker(child, dataDir, host, port, options);
+      const { child, host, port, started } = await spawnChild(dataDir, options);
+      return new EmbeddedBroker(child, dataDir, host, port, options, started);
     } catch (err) {
-      await fs.rm(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) await fs.rm(dataDir, { recursive: true, force: true });
       throw err;
     }
   }
@@ -80,10 +91,26 @@ export class EmbeddedBroker implements AsyncDisposable {
   async restart(graceMs = 10_000): Promise<void> {
     if (this.closed) throw new Error('the bench broker is closed');
     await this.stopChild(graceMs);
-    const { child, host, port } = await spawnChild(this.dataDir, this.options);
+    await this.respawn();
+  }
+
+  /** Kills the broker with SIGKILL (no clean shutdown of anything) and starts a new one on the same data dir. */
+  async killAndRestart(): Promise<void> {
+    if (this.closed) throw new Error('the bench broker is closed');
+    this.resume();
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGKILL');
+      await this.exited;
+    }
+    await this.respawn();
+  }
+
+  private async respawn(): Promise<void> {
+    const { child, host, port, started } = await spawnChild(this.dataDir, this.options);
     this.attach(child);
     this.host = host;
     this.port = port;
+    this.started = started;
   }
 
   get address(): string {
@@ -109,12 +136,12 @@ export class EmbeddedBroker implements AsyncDisposable {
     this.child.kill('SIGCONT');
   }
 
-  /** Stops the broker gracefully (SIGKILL after `graceMs`) and removes its data dir. */
+  /** Stops the broker gracefully (SIGKILL after `graceMs`) and removes its data dir unless it was given. */
   async close(graceMs = 10_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.stopChild(graceMs);
-    await fs.rm(this.dataDir, { recursive: true, force: true });
+    if (this.options.dataDir === undefined) await fs.rm(this.dataDir, { recursive: true, force: true });
   }
 
   private async stopChild(graceMs: number): Promise<void> {
@@ -146,7 +173,8 @@ export class EmbeddedBroker implements AsyncDisposable {
 async function spawnChild(
   dataDir: string,
   options: EmbeddedBrokerOptions,
-): Promise<{ child: ChildProcess; host: string; port: number }> {
+): Promise<{ child: ChildProcess; host: string; port: number; started: StartFigures }> {
+  const forkedAt = performance.now();
   const childOptions: ChildBrokerOptions = { dataDir, acks: options.acks ?? 'leader' };
   const child = fork(childEntryPath(), [JSON.stringify(childOptions)], {
     execArgv: [...(options.execArgv ?? [])],
@@ -156,7 +184,7 @@ async function spawnChild(
   });
   try {
     let timer: NodeJS.Timeout | undefined;
-    const { host, port } = await new Promise<{ host: string; port: number }>((resolve, reject) => {
+    const ready = await new Promise<ReadyMessage>((resolve, reject) => {
       timer = setTimeout(
         () => reject(new Error('the bench broker did not start within the timeout')),
         options.startTimeoutMs ?? 15_000,
@@ -171,7 +199,12 @@ async function spawnChild(
       clearTimeout(timer);
       child.removeAllListeners('message').removeAllListeners('error').removeAllListeners('exit');
     });
-    return { child, host, port };
+    const started = {
+      wallMs: performance.now() - forkedAt,
+      brokerStartMs: ready.startMs,
+      recoveryScannedBytes: ready.recoveryScannedBytes,
+    };
+    return { child, host: ready.host, port: ready.port, started };
   } catch (err) {
     child.kill('SIGKILL');
     throw err;

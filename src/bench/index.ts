@@ -28,3 +28,13 @@ export {
   type ConsumerBenchReport,
   type ExecPhaseRunner,
 } from './consumer-bench.js';
+export {
+  runScale,
+  SCALE_PARAMETERS,
+  type ScaleCurve,
+  type ScaleOptions,
+  type ScaleParameter,
+  type ScalePoint,
+  type ScaleReport,
+} from './scale.js';
+export { runStartupCurve, type StartupCurve, type StartupOptions, type StartupPoint } from './scale-startup.js';

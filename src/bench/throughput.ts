@@ -40,6 +40,8 @@ export interface ThroughputOptions extends TargetOptions {
   codec?: BenchCodec;
   /** Open-loop schedule in records/s over all connections; absent: as fast as the in-flight window allows. */
   ratePerSec?: number;
+  /** Records produced and fetched untimed before the phases (default 20,000; 0: none). */
+  warmupRecords?: number;
   onProgress?: (step: string) => void;
 }
 
@@ -146,7 +148,7 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
       batch: benchRecords({ count: params.batchSize, valueSize: params.valueSize }),
       progress,
     };
-    const warmTopic = await warmUp(run);
+    const warmTopic = await warmUp(run, options.warmupRecords ?? 20_000);
     const produce = await measureProduce(run);
     if (params.restartBeforeFetch) {
       progress('restarting the broker');
@@ -190,13 +192,14 @@ interface PhaseTiming {
  * Both paths once, untimed, so the figures are the JIT's steady state rather than its first milliseconds (the first
  * cold fetch pass runs at about half the speed of the second). Returns the warm-up topic, deleted at the end.
  */
-async function warmUp(run: PhaseRun): Promise<string> {
+async function warmUp(run: PhaseRun, warmupRecords: number): Promise<string> {
   const { clients, params, batch } = run;
   const topic = benchTopicName('bench-tput');
   await clients[0]!.createTopic(topic, params.partitions);
+  if (warmupRecords <= 0) return topic;
   run.progress('warming up');
   const window = {
-    batches: Math.max(1, Math.ceil(20_000 / params.batchSize)),
+    batches: Math.max(1, Math.ceil(warmupRecords / params.batchSize)),
     inFlight: params.inFlight,
     intervalMs: undefined,
   };

@@ -5,6 +5,7 @@
  *     %020d.log %020d.timeindex %020d.meta    one triple per segment (segment.ts, time-index.ts)
  *     recovery-checkpoint                     decimal global offset: the base at the last roll, or the LEO at close
  *     .clean-shutdown                         "1", written at close and removed on load
+ *     crater-recovery-point                   crater only: below it the active segment was fsynced (recovery-point.ts)
  *
  * Offsets are global byte positions: the first record is at 0 and the next record's offset is offset + size.
  *
@@ -23,7 +24,8 @@ import { fsyncDirSync } from './file-io.js';
 import { GroupCommitter, type GroupCommitterOptions } from './group-committer.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
 import { recordSize, writeRecord } from './record.js';
-import { type RecoveryReport, loadSegments, writeCheckpoint, writeCleanShutdownMarker } from './recovery.js';
+import { type RecoveryReport, loadSegments, writeCleanShutdownMarker } from './recovery.js';
+import { RecoveryPointTracker } from './recovery-point.js';
 import { type RetentionResult, deleteExpiredSegments } from './retention.js';
 import { Segment } from './segment.js';
 import { offsetForTimestampIn, readRecords } from './segment-reader.js';
@@ -39,6 +41,8 @@ export interface SegmentedLogOptions {
   faults?: SegmentedLogFaults;
   /** The clock for `.meta` and retention fallbacks, in ms (tests pin it). */
   now?: () => number;
+  /** How far the durable end moves between writes of `crater-recovery-point` while running (default 16 MiB). */
+  recoveryPointIntervalBytes?: number;
 }
 
 export interface SegmentedLogFaults {
@@ -71,6 +75,7 @@ export class SegmentedLog implements PartitionLog {
   private maxSegmentBytes: number;
   private readonly segments: Segment[];
   private readonly committer: GroupCommitter;
+  private readonly points: RecoveryPointTracker;
   private readonly now: () => number;
   private scratch = Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES);
   private writeSeq = 0;
@@ -100,6 +105,12 @@ export class SegmentedLog implements PartitionLog {
     this.faults = options.faults;
     this.maxSegmentBytes = checkMaxSegmentSize(options.maxSegmentSize ?? DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE);
     this.committer = new GroupCommitter(() => this.fsyncActive(), options.groupCommit);
+    this.points = new RecoveryPointTracker(
+      dir,
+      recovery.checkpoint,
+      recovery.recoveryPoint,
+      options.recoveryPointIntervalBytes,
+    );
     this.durableEnd = this.active.end;
   }
 
@@ -322,9 +333,10 @@ export class SegmentedLog implements PartitionLog {
     if (this.durableEnd > target) this.durableEnd = target;
     if (dropped) {
       // A checkpoint past the new LEO would make recovery trust bytes that no longer exist.
-      writeCheckpoint(this.dir, seg.base);
+      this.points.writeCheckpoint(seg.base);
       fsyncDirSync(this.dir);
     }
+    this.points.cut(seg.base, target);
     this.writeSeq++;
   }
 
@@ -339,7 +351,8 @@ export class SegmentedLog implements PartitionLog {
       await this.committer.close();
       if (this.fenced) return;
       this.active.syncAllSync();
-      writeCheckpoint(this.dir, this.active.end);
+      this.points.writeCheckpoint(this.active.end);
+      this.points.closed(this.active.base, this.active.end);
       writeCleanShutdownMarker(this.dir);
     } finally {
       // A fenced log, or a failed final sync (ENOSPC), still closes every file: the next open's recovery decides
@@ -354,10 +367,13 @@ export class SegmentedLog implements PartitionLog {
 
   private async fsyncActive(): Promise<void> {
     const seq = this.writeSeq;
-    const end = this.active.end;
-    await this.active.syncLog();
+    const seg = this.active;
+    const end = seg.end;
+    const mark = this.points.mark();
+    await seg.syncLog();
     if (seq > this.durableSeq) this.durableSeq = seq;
     if (end > this.durableEnd) this.durableEnd = end;
+    this.points.synced(mark, seg.base, end, this.active.base);
   }
 
   private flush(seg: Segment, from: number, to: number): void {
@@ -377,7 +393,7 @@ export class SegmentedLog implements PartitionLog {
       throw this.rollFence;
     }
     this.durableEnd = old.end;
-    writeCheckpoint(this.dir, old.end);
+    this.points.writeCheckpoint(old.end);
     const seg = Segment.create(this.dir, old.end, this.now());
     fsyncDirSync(this.dir);
     this.segments.push(seg);

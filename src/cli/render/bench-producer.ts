@@ -4,6 +4,7 @@
  */
 import type { Measured, ProducerBenchReport, ProducerPoint, SweepParameter } from '../../bench/producer.js';
 import type { Prediction } from '../../bench/producer-model.js';
+import { barChart } from './bar-chart.js';
 import { formatBytes, formatCount, formatDuration } from './format.js';
 
 const n = (v: number): string => formatCount(Math.round(v));
@@ -64,30 +65,16 @@ export function producerSummary(report: ProducerBenchReport): string {
   return lines.join('\n');
 }
 
-function bar(value: number, max: number, width: number): string {
-  const cells = max <= 0 ? 0 : (value / max) * width;
-  const full = Math.floor(cells);
-  const part = ' ▏▎▍▌▋▊▉'[Math.round((cells - full) * 8)] ?? '';
-  return ('█'.repeat(full) + (full < width ? part : '')).trimEnd();
-}
-
 /** records/s and p99 record queue time per swept value, as two bar columns that fit `columns`. */
 export function sweepChart(parameter: SweepParameter, points: readonly ProducerPoint[], columns = 80): string {
   const label = (p: ProducerPoint): string => (parameter === 'linger' ? `${p.lingerMs} ms` : bytes(p.batchBytes));
-  const labels = points.map(label);
-  const rates = points.map((p) => n(p.measured.recordsPerSec));
-  const p99s = points.map((p) => formatDuration(p.measured.queueTimeMs.p99));
-  const lw = Math.max(parameter.length, ...labels.map((l) => l.length));
-  const rw = Math.max(...rates.map((r) => r.length));
-  const qw = Math.max(...p99s.map((q) => q.length));
-  const barWidth = Math.max(4, Math.floor((columns - lw - rw - qw - 8) / 2));
-  const maxRate = Math.max(...points.map((p) => p.measured.recordsPerSec));
-  const maxP99 = Math.max(...points.map((p) => p.measured.queueTimeMs.p99));
-  const head = `${parameter.padEnd(lw)}  ${'records/s'.padEnd(barWidth + rw + 1)}  p99 queue time`;
-  const rows = points.map((p, i) => {
-    const r = `${bar(p.measured.recordsPerSec, maxRate, barWidth).padEnd(barWidth)} ${rates[i]!.padStart(rw)}`;
-    const q = `${bar(p.measured.queueTimeMs.p99, maxP99, barWidth).padEnd(barWidth)} ${p99s[i]!.padStart(qw)}`;
-    return `${labels[i]!.padEnd(lw)}  ${r}  ${q}`;
-  });
-  return [head, ...rows].join('\n');
+  return barChart(
+    parameter,
+    points.map(label),
+    [
+      { title: 'records/s', values: points.map((p) => p.measured.recordsPerSec), format: n },
+      { title: 'p99 queue time', values: points.map((p) => p.measured.queueTimeMs.p99), format: formatDuration },
+    ],
+    columns,
+  );
 }

@@ -108,10 +108,16 @@ describe('segmented recovery', () => {
       Array.from({ length: 9 }, (_, i) => rec(Buffer.alloc(71, i))),
       { maxSegmentSize: 300 },
     );
+    // The checkpoint written at close is the LEO (900), so only the active segment is looked at: from crater's
+    // recovery point (the LEO too, so nothing is read), or from its start in a directory without one (MoonMQ's).
     const log = await openLog();
-    // The checkpoint written at close is the LEO (900), so only the active segment was looked at, from its start.
     expect(log.recovery.cleanShutdown).toBe(false);
-    expect(log.recovery.verified.map((v) => [v.base, v.from])).toEqual([[600, 0]]);
+    expect(log.recovery.verified.map((v) => [v.base, v.from])).toEqual([[600, 300]]);
+    await log.close();
+    fs.rmSync(path.join(part.dir, '.clean-shutdown'));
+    fs.rmSync(path.join(part.dir, 'crater-recovery-point'));
+    const moonmq = await openLog();
+    expect(moonmq.recovery.verified.map((v) => [v.base, v.from])).toEqual([[600, 0]]);
   });
 
   it('starts verifying a sealed segment at checkpoint − base when the checkpoint falls inside it', async () => {
