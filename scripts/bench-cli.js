@@ -81,22 +81,35 @@ function rssBytes(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
 }
 
-/** One timed CLI process; stdout to /dev/null (or `out`), stderr kept for the count it reports. */
-async function timed(args, label) {
+/** A preload that writes the process's CPU time (user + system, ms) to $CRATER_BENCH_CPU_FILE as it exits. */
+function cpuPreload(dir) {
+  const file = path.join(dir, 'cpu-report.cjs');
+  const text = `process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeFileSync(process.env.CRATER_BENCH_CPU_FILE, String((u.user + u.system) / 1000)); });`;
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/**
+ * One timed CLI process, from spawn to exit; stdout to /dev/null, stderr kept for the count it reports. Also reads
+ * the CPU time the process used (less noisy than wall time on a busy machine).
+ */
+async function timed(dir, args, label) {
   const prof = opts['cpu-prof']
     ? ['--cpu-prof', `--cpu-prof-dir=${opts['cpu-prof']}`, `--cpu-prof-name=${label}.cpuprofile`]
     : [];
+  const cpuFile = path.join(dir, `${label}.cpu`);
   const devNull = fs.openSync('/dev/null', 'w');
-  const env = { ...process.env, CRATER_USERNAME: USER, CRATER_PASSWORD: PASSWORD };
+  const env = { ...process.env, CRATER_USERNAME: USER, CRATER_PASSWORD: PASSWORD, CRATER_BENCH_CPU_FILE: cpuFile };
   const started = performance.now();
-  const child = spawn(process.execPath, [...prof, runJs, ...args], { stdio: ['ignore', devNull, 'pipe'], env });
+  const node = [...prof, '--require', cpuPreload(dir)];
+  const child = spawn(process.execPath, [...node, runJs, ...args], { stdio: ['ignore', devNull, 'pipe'], env });
   let stderr = '';
   child.stderr.on('data', (c) => (stderr += c));
   const [code] = await once(child, 'exit');
   const ms = performance.now() - started;
   fs.closeSync(devNull);
   if (code !== 0) throw new Error(`crater ${args.join(' ')} exited ${code}: ${stderr}`);
-  return { ms, stderr };
+  return { ms, cpuMs: Number(fs.readFileSync(cpuFile, 'utf8')), stderr };
 }
 
 function writeInput(file) {
@@ -121,21 +134,24 @@ async function produceConsume(broker, dir, result) {
     const topic = `cli-bench-${i}`;
     crater(['topic', 'create', topic, '--partitions', '4', ...b, '--username', USER, '--password', PASSWORD]);
     if (parts.has('produce') || parts.has('consume')) {
-      const p = await timed(['produce', topic, file, '--batch', opts.batch, ...b], `produce-${i}`);
-      result.produce.runs.push({ ms: p.ms, recordsPerSec: (records / p.ms) * 1000 });
+      const p = await timed(dir, ['produce', topic, file, '--batch', opts.batch, ...b], `produce-${i}`);
+      result.produce.runs.push({ ms: p.ms, cpuMs: p.cpuMs, recordsPerSec: (records / p.ms) * 1000 });
       step(`produce run ${i + 1}: ${Math.round((records / p.ms) * 1000).toLocaleString('en-US')} records/s`);
     }
     if (parts.has('consume')) {
-      const c = await timed(['consume', topic, '-e', '--json', '--from', 'beginning', ...b], `consume-${i}`);
+      const c = await timed(dir, ['consume', topic, '-e', '--json', '--from', 'beginning', ...b], `consume-${i}`);
       const got = Number(/consumed (\d+)/.exec(c.stderr)?.[1] ?? -1);
       if (got !== records) throw new Error(`consume read ${got} of ${records} records: ${c.stderr}`);
-      result.consume.runs.push({ ms: c.ms, recordsPerSec: (records / c.ms) * 1000 });
+      result.consume.runs.push({ ms: c.ms, cpuMs: c.cpuMs, recordsPerSec: (records / c.ms) * 1000 });
       step(`consume run ${i + 1}: ${Math.round((records / c.ms) * 1000).toLocaleString('en-US')} records/s`);
     }
   }
   for (const k of ['produce', 'consume']) {
     if (result[k].runs.length === 0) delete result[k];
-    else result[k].medianRecordsPerSec = median(result[k].runs.map((r) => r.recordsPerSec));
+    else {
+      result[k].medianRecordsPerSec = median(result[k].runs.map((r) => r.recordsPerSec));
+      result[k].medianCpuMs = median(result[k].runs.map((r) => r.cpuMs));
+    }
   }
 }
 
@@ -204,8 +220,11 @@ result.loadAverageAfter = os.loadavg();
 if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 else {
   const n = (x) => Math.round(x).toLocaleString('en-US');
-  if (result.produce) process.stdout.write(`produce: ${n(result.produce.medianRecordsPerSec)} records/s (median)\n`);
-  if (result.consume) process.stdout.write(`consume: ${n(result.consume.medianRecordsPerSec)} records/s (median)\n`);
+  for (const k of ['produce', 'consume']) {
+    const r = result[k];
+    if (r)
+      process.stdout.write(`${k}: ${n(r.medianRecordsPerSec)} records/s, CLI CPU ${n(r.medianCpuMs)} ms (medians)\n`);
+  }
   if (result.version)
     process.stdout.write(
       `--version: ${result.version.medianMs.toFixed(0)} ms (median; bare node ${result.version.bareNodeMedianMs.toFixed(0)} ms)\n`,

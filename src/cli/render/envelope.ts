@@ -16,6 +16,7 @@
  * On input, topic, partition, offset and timestamp are ignored (the broker picks the partition from the key and
  * stamps the time); a bare string is accepted as shorthand for {"utf8": ...}, and null/absent means empty.
  */
+import { isUtf8 } from 'node:buffer';
 import type { RecordHeader } from '../../protocol/headers.js';
 import { UsageError } from '../../errors.js';
 
@@ -57,9 +58,12 @@ export interface EnvelopeRecord {
   headers: RecordHeader[] | undefined;
 }
 
-/** True when `bytes` is text that survives decoding and re-encoding as UTF-8 unchanged. */
+/**
+ * True when `bytes` is text that survives decoding and re-encoding as UTF-8 unchanged: exactly when it is valid
+ * UTF-8 (Node's decoder replaces anything else, surrogates included, with U+FFFD).
+ */
 export function isExactUtf8(bytes: Buffer): boolean {
-  return Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
+  return isUtf8(bytes);
 }
 
 export function encodeBytes(bytes: Buffer, encoding: EnvelopeEncoding = 'auto'): ByteField {
@@ -81,6 +85,34 @@ export function toEnvelope(record: EnvelopeSource, encoding: EnvelopeEncoding = 
         ? null
         : record.headers.map((h) => ({ name: h.name, value: encodeBytes(h.value, encoding) })),
   };
+}
+
+/** A 64-bit value by the rule of json.ts: a number while safe, a decimal string beyond. */
+function bigintJson(n: bigint): string {
+  const v = Number(n);
+  return Number.isSafeInteger(v) ? String(v) : `"${n}"`;
+}
+
+function byteFieldJson(bytes: Buffer, encoding: EnvelopeEncoding): string {
+  if (encoding === 'hex') return `{"hex":"${bytes.toString('hex')}"}`;
+  if (encoding === 'auto' && isUtf8(bytes)) return `{"utf8":${JSON.stringify(bytes.toString('utf8'))}}`;
+  return `{"base64":"${bytes.toString('base64')}"}`;
+}
+
+/**
+ * `stringifyJson(toEnvelope(record, encoding))`, character for character, without building the envelope object:
+ * `consume --json` prints one per record, and this is most of its cost.
+ */
+export function envelopeJson(record: EnvelopeSource, encoding: EnvelopeEncoding = 'auto'): string {
+  const key = record.key.length === 0 ? 'null' : byteFieldJson(record.key, encoding);
+  let headers = 'null';
+  if (record.headers !== undefined) {
+    const parts = record.headers.map(
+      (h) => `{"name":${JSON.stringify(h.name)},"value":${byteFieldJson(h.value, encoding)}}`,
+    );
+    headers = `[${parts.join(',')}]`;
+  }
+  return `{"topic":${JSON.stringify(record.topic)},"partition":${record.partition},"offset":${bigintJson(record.offset)},"timestamp":${bigintJson(record.timestamp)},"key":${key},"value":${byteFieldJson(record.value, encoding)},"headers":${headers}}`;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
