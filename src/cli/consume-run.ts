@@ -18,7 +18,7 @@ import { type ConsumeOutcome, type Output, consumePull, consumePush } from './co
 import { withTopicHint } from './error-report.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { type Position, checkPartitions, commitTargets, parsePosition, resolveTargets } from './positions.js';
-import { type EnvelopeEncoding, envelopeJson } from './render/envelope.js';
+import { type EnvelopeEncoding, envelopeLines } from './render/envelope.js';
 import { DEFAULT_FORMAT, compileFormat } from './render/format-template.js';
 import type { LineWriter } from './render/jsonl.js';
 import { formatRate } from './render/records.js';
@@ -106,7 +106,7 @@ function counted(output: Output, spinner: Spinner | undefined, topics: readonly 
 
 /**
  * Record printers that report the bytes they wrote (the output window needs them) or undefined once stdout went.
- * --json writes a FETCH's envelopes as one string; the template prints a record at a time.
+ * --json writes a FETCH's envelopes in one buffer; the template prints a record at a time.
  */
 function emitter(flags: ConsumeFlags, io: ConsumeIo): Output {
   const { lines } = io;
@@ -114,12 +114,8 @@ function emitter(flags: ConsumeFlags, io: ConsumeIo): Output {
     const encoding = flags.encoding as EnvelopeEncoding;
     return {
       batch: async (records) => {
-        const texts = records.map((r) => envelopeJson(r, encoding));
-        const text = texts.join('\n');
-        if (!(await lines.writeLine(text))) return undefined;
-        // One length per record; byteLength only when the text is not plain ASCII (then its length is its bytes).
-        const ascii = text.length === Buffer.byteLength(text);
-        return texts.map((t) => (ascii ? t.length : Buffer.byteLength(t)) + 1);
+        const { bytes, lengths } = envelopeLines(records, encoding);
+        return (await lines.writeChunk(bytes)) ? lengths : undefined;
       },
     };
   }

@@ -3,6 +3,7 @@ import {
   decodeBytes,
   encodeBytes,
   envelopeJson,
+  envelopeLines,
   envelopeEncodings,
   isExactUtf8,
   parseEnvelope,
@@ -120,8 +121,16 @@ describe('record envelope', () => {
         headers: [],
       },
     ];
-    for (const encoding of envelopeEncodings)
+    const plain = { ...records[0]!, topic: 'é', key: Buffer.from('ключ'), value: Buffer.from('x'.repeat(300)) };
+    records.push(plain, { ...plain, value: Buffer.from('tab\there') }, { ...plain, value: Buffer.from('"q"') });
+    for (const encoding of envelopeEncodings) {
       for (const r of records) expect(envelopeJson(r, encoding)).toBe(stringifyJson(toEnvelope(r, encoding)));
+      // envelopeLines: the same lines, newline-terminated, in one buffer, with each line's length in bytes.
+      const lines = records.map((r) => `${stringifyJson(toEnvelope(r, encoding))}\n`);
+      const { bytes, lengths } = envelopeLines(records, encoding);
+      expect(bytes.toString('utf8')).toBe(lines.join(''));
+      expect(lengths).toEqual(lines.map((l) => Buffer.byteLength(l)));
+    }
     expect(isExactUtf8(surrogate)).toBe(false);
   });
 });
