@@ -14,13 +14,12 @@ import type { Backend as Client } from '../client/backend.js';
 import type { FetchedRecord } from '../client/index.js';
 import { UsageError } from '../errors.js';
 import { moonmqOnly, openClient, writeBytes, type ConnectionFlagValues } from './connect.js';
-import { type ConsumeOutcome, type Emit, consumePull, consumePush } from './consuming.js';
+import { type ConsumeOutcome, type Output, consumePull, consumePush } from './consuming.js';
 import { withTopicHint } from './error-report.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { type Position, checkPartitions, commitTargets, parsePosition, resolveTargets } from './positions.js';
-import { type EnvelopeEncoding, toEnvelope } from './render/envelope.js';
+import { type EnvelopeEncoding, envelopeLines } from './render/envelope.js';
 import { DEFAULT_FORMAT, compileFormat } from './render/format-template.js';
-import { stringifyJson } from './render/json.js';
 import type { LineWriter } from './render/jsonl.js';
 import { formatRate } from './render/records.js';
 import { createSpinner, type Spinner } from './terminal.js';
@@ -74,26 +73,50 @@ async function progress(topics: readonly string[]): Promise<Spinner | undefined>
   return (await createSpinner(`consuming ${topics.join(', ')}`)).start();
 }
 
-function counted(emit: Emit, spinner: Spinner | undefined, topics: readonly string[]): Emit {
-  if (!spinner) return emit;
+/** How often the progress line is redrawn at most (formatting it per record would cost more than the record). */
+const PROGRESS_MS = 100;
+
+function counted(output: Output, spinner: Spinner | undefined, topics: readonly string[]): Output {
+  if (!spinner) return output;
   const started = performance.now();
+  let drawn = started;
   let n = 0;
+  const progress = (written: number): void => {
+    n += written;
+    const now = performance.now();
+    if (now - drawn < PROGRESS_MS) return;
+    drawn = now;
+    spinner.text = `consuming ${topics.join(', ')}: ${n.toLocaleString('en-US')} records, ${formatRate(n, now - started)}`;
+  };
+  if (typeof output !== 'function') {
+    return {
+      batch: async (records) => {
+        const bytes = await output.batch(records);
+        if (bytes !== undefined) progress(bytes.length);
+        return bytes;
+      },
+    };
+  }
   return async (r) => {
-    const bytes = await emit(r);
-    if (bytes !== undefined) n += 1;
-    spinner.text = `consuming ${topics.join(', ')}: ${n.toLocaleString('en-US')} records, ${formatRate(n, performance.now() - started)}`;
+    const bytes = await output(r);
+    if (bytes !== undefined) progress(1);
     return bytes;
   };
 }
 
-/** Record printers that report the bytes they wrote (the output window needs them) or undefined once stdout went. */
-function emitter(flags: ConsumeFlags, io: ConsumeIo): Emit {
+/**
+ * Record printers that report the bytes they wrote (the output window needs them) or undefined once stdout went.
+ * --json writes a FETCH's envelopes in one buffer; the template prints a record at a time.
+ */
+function emitter(flags: ConsumeFlags, io: ConsumeIo): Output {
   const { lines } = io;
   if (lines) {
     const encoding = flags.encoding as EnvelopeEncoding;
-    return async (r: FetchedRecord) => {
-      const text = stringifyJson(toEnvelope(r, encoding));
-      return (await lines.writeLine(text)) ? Buffer.byteLength(text) + 1 : undefined;
+    return {
+      batch: async (records) => {
+        const { bytes, lengths } = envelopeLines(records, encoding);
+        return (await lines.writeChunk(bytes)) ? lengths : undefined;
+      },
     };
   }
   const format = compileFormat(flags.format ?? DEFAULT_FORMAT);

@@ -18,28 +18,41 @@ const NEWLINE = Buffer.from('\n');
 
 /**
  * Splits a stream of chunks into records at `delimiter` (a newline unless `-D` says otherwise); chunk boundaries may
- * fall anywhere, even inside a multi-byte character or a multi-byte delimiter.
+ * fall anywhere, even inside a multi-byte character or a multi-byte delimiter. Yields the lines of each chunk as one
+ * array, so a reader pays one await per chunk rather than one per line. A line is a view of the chunk it ended in
+ * (the stream hands out a fresh buffer per chunk), copied only when it spans chunks.
  */
-export async function* splitLines(
+export async function* splitLineChunks(
   chunks: AsyncIterable<Buffer | string>,
   source: string,
   delimiter: Buffer = NEWLINE,
-): AsyncGenerator<InputLine> {
+): AsyncGenerator<InputLine[]> {
   if (delimiter.length === 0) throw new UsageError('the record delimiter must not be empty');
   let carry = Buffer.alloc(0);
   let lineNo = 0;
   for await (const raw of chunks) {
     const chunk = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
     const buf = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+    const lines: InputLine[] = [];
     let start = 0;
     for (let at = buf.indexOf(delimiter, start); at !== -1; at = buf.indexOf(delimiter, start)) {
       lineNo += 1;
-      yield { bytes: Buffer.from(buf.subarray(start, at)), source, lineNo };
+      lines.push({ bytes: buf.subarray(start, at), source, lineNo });
       start = at + delimiter.length;
     }
     carry = Buffer.from(buf.subarray(start));
+    if (lines.length > 0) yield lines;
   }
-  if (carry.length > 0) yield { bytes: carry, source, lineNo: lineNo + 1 };
+  if (carry.length > 0) yield [{ bytes: carry, source, lineNo: lineNo + 1 }];
+}
+
+/** splitLineChunks one line at a time. */
+export async function* splitLines(
+  chunks: AsyncIterable<Buffer | string>,
+  source: string,
+  delimiter: Buffer = NEWLINE,
+): AsyncGenerator<InputLine> {
+  for await (const lines of splitLineChunks(chunks, source, delimiter)) yield* lines;
 }
 
 /** How `crater produce` cuts its input into records. */
@@ -50,24 +63,33 @@ export interface InputSplit {
   filePerRecord?: boolean | undefined;
 }
 
-async function* wholeInput(chunks: AsyncIterable<Buffer | string>, source: string): AsyncGenerator<InputLine> {
+async function* wholeInput(chunks: AsyncIterable<Buffer | string>, source: string): AsyncGenerator<InputLine[]> {
   const parts: Buffer[] = [];
   for await (const raw of chunks) parts.push(typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw);
-  yield { bytes: Buffer.concat(parts), source, lineNo: 1 };
+  yield [{ bytes: Buffer.concat(parts), source, lineNo: 1 }];
 }
 
-/** Records of each file in turn, or of stdin when no file (or "-") is given. */
+/** Records of each file in turn, or of stdin when no file (or "-") is given, one array per chunk read. */
+export async function* readInputChunks(
+  files: readonly string[],
+  stdin: NodeJS.ReadableStream = process.stdin,
+  split: InputSplit = {},
+): AsyncGenerator<InputLine[]> {
+  const sources = files.length === 0 ? ['-'] : files;
+  for (const file of sources) {
+    const chunks = file === '-' ? (stdin as AsyncIterable<Buffer>) : createReadStream(file);
+    const source = file === '-' ? 'stdin' : file;
+    yield* split.filePerRecord ? wholeInput(chunks, source) : splitLineChunks(chunks, source, split.delimiter);
+  }
+}
+
+/** readInputChunks one record at a time. */
 export async function* readInputLines(
   files: readonly string[],
   stdin: NodeJS.ReadableStream = process.stdin,
   split: InputSplit = {},
 ): AsyncGenerator<InputLine> {
-  const sources = files.length === 0 ? ['-'] : files;
-  for (const file of sources) {
-    const chunks = file === '-' ? (stdin as AsyncIterable<Buffer>) : createReadStream(file);
-    const source = file === '-' ? 'stdin' : file;
-    yield* split.filePerRecord ? wholeInput(chunks, source) : splitLines(chunks, source, split.delimiter);
-  }
+  for await (const lines of readInputChunks(files, stdin, split)) yield* lines;
 }
 
 /** `-D`'s text: the escapes \n \t \r \0 \\ and \xHH as kcat reads them, any other character as itself (UTF-8). */

@@ -22,6 +22,8 @@ interface Written {
 export class OutputWindow {
   #written: Written[] = [];
   #bytes = 0;
+  /** Bytes of the last write: a write handed over whole may still sit in the process when the reader goes. */
+  #lastWrite = 0;
 
   constructor(private readonly windowBytes: number = PIPE_WINDOW_BYTES) {}
 
@@ -34,8 +36,19 @@ export class OutputWindow {
       offset: record.offset,
       endByte: this.#bytes,
     });
-    while (this.#written.length > 0 && this.#bytes - this.#written[0]!.endByte >= this.windowBytes)
+    while (this.#written.length > 0 && this.#bytes - this.#written[0]!.endByte >= this.windowBytes + this.#lastWrite)
       this.#written.shift();
+  }
+
+  /**
+   * Records that `records` went to stdout in one write, `bytes[i]` bytes each. Until the next write, every one of
+   * them counts as possibly lost (the stream may not have passed all of it to the pipe yet), besides the window.
+   */
+  wroteAll(records: readonly FetchedRecord[], bytes: readonly number[]): void {
+    let total = 0;
+    for (const b of bytes) total += b;
+    this.#lastWrite = total;
+    for (let i = 0; i < records.length; i++) this.wrote(records[i]!, bytes[i]!);
   }
 
   /**

@@ -8,15 +8,16 @@
  * - Ctrl-C stops reading input, sends what was already read, prints what was produced and exits 130;
  * - a missing topic ends the run at the first record (every later one would fail the same way).
  */
-import type { Backend, BackendCodec } from '../client/backend.js';
+import type { Backend, BackendCodec, BackendProducer } from '../client/backend.js';
+import type { AccumulatorOptions } from '../client/index.js';
 import { UsageError } from '../errors.js';
 import { openClientWith, type ConnectionFlagValues } from './connect.js';
 import { withTopicHint } from './error-report.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
-import { parseDelimiter, parseHeaderFlag, readInputLines } from './line-input.js';
+import { parseDelimiter, parseHeaderFlag, readInputChunks } from './line-input.js';
 import { renderProducerStats, type TuningFlags, tuningOptions } from './produce-tuning.js';
-import { ProduceRunner } from './produce-runner.js';
-import { type Delivery, recordsFromLines } from './producing.js';
+import { ProduceRunner, type Report } from './produce-runner.js';
+import { type Delivery, type PendingRecord, recordChunks } from './producing.js';
 import type { JsonlWriter } from './render/jsonl.js';
 import { deliveryFailureLine, produceProgress, produceSummary } from './render/records.js';
 import { createSpinner, type Spinner } from './terminal.js';
@@ -66,18 +67,23 @@ export function checkProduceFlags(flags: ProduceFlags): void {
   if (flags['key-delimiter'] === '') throw new UsageError('--key-delimiter must not be empty');
 }
 
-function inputRecords(files: readonly string[], flags: ProduceFlags) {
+/** The records of the input, one array per chunk read. */
+function inputRecords(files: readonly string[], flags: ProduceFlags): AsyncIterable<PendingRecord[]> {
   const split = {
     delimiter: flags.delimiter === undefined ? undefined : parseDelimiter(flags.delimiter),
     filePerRecord: flags['file-per-record'],
   };
-  return recordsFromLines(readInputLines(files, process.stdin, split), {
+  return recordChunks(readInputChunks(files, process.stdin, split), {
     input: flags.input === 'jsonl' ? 'jsonl' : 'lines',
     keyDelimiter: flags['key-delimiter'] === undefined ? undefined : Buffer.from(flags['key-delimiter'], 'utf8'),
     key: flags.key === undefined ? undefined : Buffer.from(flags.key, 'utf8'),
     headers: flags.header?.map(parseHeaderFlag),
     keepEmpty: flags['null-empty'],
   });
+}
+
+async function* oneByOne(chunks: AsyncIterable<readonly PendingRecord[]>): AsyncGenerator<PendingRecord> {
+  for await (const records of chunks) yield* records;
 }
 
 /** What MoonMQ's protocol can carry only to a crater broker (Kafka has headers and partitions natively). */
@@ -92,17 +98,33 @@ function requireCraterFor(client: Backend, flags: ProduceFlags, idempotent: bool
   if (flags.partition !== undefined) throw new UsageError(`-p/--partition needs a crater broker; ${who}`);
 }
 
-/** Reports each delivery: failures on stderr, reports on stdout until its reader goes, progress on the spinner. */
-function reporter(
-  io: ProduceIo,
-  spinner: Spinner,
-  topic: string,
-  started: number,
-  stats: () => ProduceRunner['stats'],
-) {
+/** How often the progress line is redrawn at most (formatting it per record would cost more than the record). */
+const PROGRESS_MS = 100;
+
+/**
+ * Reports each delivery: failures on stderr, reports on stdout until its reader goes, progress on the spinner. It
+ * returns a promise only while it writes a report (the writer waits for 'drain').
+ */
+function reporter(io: ProduceIo, spinner: Spinner, topic: string, stats: () => ProduceRunner['stats']): Report {
+  const started = performance.now();
+  let drawn = started;
   let reportsStopped = false;
   let written = 0;
-  return async (d: Delivery): Promise<void> => {
+  const progress = (): void => {
+    const now = performance.now();
+    if (now - drawn < PROGRESS_MS) return;
+    drawn = now;
+    spinner.text = produceProgress(topic, stats().delivered, now - started);
+  };
+  const writeReport = async (d: Delivery, reports: JsonlWriter): Promise<void> => {
+    if (await reports.write(d)) written += 1;
+    else {
+      reportsStopped = true;
+      io.diag(`stdout closed after ${written} delivery reports; producing the rest of the input without reports`);
+    }
+    progress();
+  };
+  return (d: Delivery) => {
     if (d.error) {
       // The spinner owns the current stderr line; a failure line must not be drawn over.
       const spinning = spinner.isSpinning;
@@ -110,31 +132,31 @@ function reporter(
       io.diag(deliveryFailureLine(d, io.chalk));
       if (spinning) spinner.start();
     }
-    if (io.reports && !reportsStopped) {
-      if (await io.reports.write(d)) written += 1;
-      else {
-        reportsStopped = true;
-        io.diag(`stdout closed after ${written} delivery reports; producing the rest of the input without reports`);
-      }
-    }
-    spinner.text = produceProgress(topic, stats().delivered, performance.now() - started);
+    if (io.reports && !reportsStopped) return writeReport(d, io.reports);
+    progress();
+    return undefined;
   };
 }
 
-/** Feeds records to the runner until the input ends or Ctrl-C; a closed stdout does not stop it. */
-async function feed(
-  records: AsyncIterable<Parameters<ProduceRunner['add']>[0]>,
-  runner: ProduceRunner,
-  signal: AbortSignal,
-): Promise<boolean> {
-  const interrupted = new Promise<'interrupted'>((resolve) => {
+/** A promise that resolves when Ctrl-C aborts `signal` (not when the reader of stdout goes away). */
+function interruption(signal: AbortSignal): Promise<'interrupted'> {
+  return new Promise<'interrupted'>((resolve) => {
     const check = (): void => {
       if (signal.reason === 'interrupt') resolve('interrupted');
     };
     if (signal.aborted) check();
     signal.addEventListener('abort', check);
   });
-  const input = records[Symbol.asyncIterator]();
+}
+
+/** Feeds records to the runner until the input ends or Ctrl-C; a closed stdout does not stop it. */
+async function feed(
+  chunks: AsyncIterable<readonly PendingRecord[]>,
+  runner: ProduceRunner,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const interrupted = interruption(signal);
+  const input = chunks[Symbol.asyncIterator]();
   let complete = false;
   for (;;) {
     const next = await Promise.race([input.next(), interrupted]);
@@ -143,7 +165,11 @@ async function feed(
       complete = true;
       break;
     }
-    await runner.add(next.value);
+    // A chunk read is sent whole, also after Ctrl-C: what was read is sent.
+    for (const record of next.value) {
+      const wait = runner.add(record);
+      if (wait) await wait;
+    }
   }
   await runner.flush();
   // After Ctrl-C a read of stdin may still be pending; nothing will consume it.
@@ -151,17 +177,16 @@ async function feed(
   return complete;
 }
 
-/** Runs the whole produce and returns the exit code it ends with. */
-export async function runProduce(
-  topic: string,
-  files: readonly string[],
-  flags: ProduceFlags,
-  io: ProduceIo,
-): Promise<ExitCodeValue> {
-  checkProduceFlags(flags);
-  const idempotent = flags.idempotent || flags['producer-name'] !== undefined;
+interface Senders {
+  client: Backend;
+  /** The idempotent producer, when --idempotent or --producer-name asked for one. */
+  producer: IdempotentProduce | undefined;
+  sender: BackendProducer;
+}
+
+/** Opens the client and the producer the flags ask for; nothing is left open when it throws. */
+async function openSenders(flags: ProduceFlags, tuning: AccumulatorOptions, idempotent: boolean): Promise<Senders> {
   const maxFrameBytes = flags['max-frame-size'];
-  const tuning = tuningOptions(flags, { idempotent, maxFrameBytes });
   const client = await openClientWith(flags, { maxRequestFrameSize: maxFrameBytes });
   try {
     requireCraterFor(client, flags, idempotent);
@@ -184,21 +209,44 @@ export async function runProduce(
   const sender =
     producer?.producer ??
     client.producer({ ...tuning, codec, ...(partition !== undefined && { partition }), maxFrameBytes });
+  return { client, producer, sender };
+}
+
+/** --transactional: the whole input in one transaction; the exit code says whether it committed. */
+async function produceInTransaction(
+  producer: IdempotentProduce,
+  records: AsyncIterable<PendingRecord[]>,
+  runner: ProduceRunner,
+  io: ProduceIo,
+  spinner: Spinner,
+): Promise<ExitCodeValue> {
+  const end = await producer.runTransaction(oneByOne(records), runner, io.signal);
+  spinner.stop();
+  io.diag(transactionEndLine(end, runner.stats.delivered));
+  if (!end.committed) process.stdin.destroy();
+  if (end.committed) return ExitCode.OK;
+  return end.reason === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.FAILURE;
+}
+
+/** Runs the whole produce and returns the exit code it ends with. */
+export async function runProduce(
+  topic: string,
+  files: readonly string[],
+  flags: ProduceFlags,
+  io: ProduceIo,
+): Promise<ExitCodeValue> {
+  checkProduceFlags(flags);
+  const idempotent = flags.idempotent || flags['producer-name'] !== undefined;
+  const tuning = tuningOptions(flags, { idempotent, maxFrameBytes: flags['max-frame-size'] });
+  const { client, producer, sender } = await openSenders(flags, tuning, idempotent);
   const spinner = await createSpinner(`producing to ${topic}`);
   const started = performance.now();
   try {
     const runner: ProduceRunner = new ProduceRunner(sender, { topic }, (d) => report(d));
-    const report = reporter(io, spinner, topic, started, () => runner.stats);
+    const report = reporter(io, spinner, topic, () => runner.stats);
     spinner.start();
     const records = inputRecords(files, flags);
-    if (producer && flags.transactional) {
-      const end = await producer.runTransaction(records, runner, io.signal);
-      spinner.stop();
-      io.diag(transactionEndLine(end, runner.stats.delivered));
-      if (!end.committed) process.stdin.destroy();
-      if (end.committed) return ExitCode.OK;
-      return end.reason === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.FAILURE;
-    }
+    if (producer && flags.transactional) return await produceInTransaction(producer, records, runner, io, spinner);
     const complete = await feed(records, runner, io.signal).catch((error: unknown) => {
       throw withTopicHint(error, topic);
     });

@@ -29,8 +29,14 @@ type Outcome = ProduceAck | CraterError;
 interface Entry {
   pending: PendingRecord;
   outcome: Outcome | undefined;
-  settled: Promise<void>;
+  settled: Promise<void> | undefined;
 }
+
+/**
+ * Reports one delivery. It returns a promise only when the caller has to wait (the reader of the reports pushes
+ * back), so a run without reports settles each record without an await of its own.
+ */
+export type Report = (d: Delivery) => Promise<void> | undefined;
 
 /** Bytes a record of this size holds in the producer's buffer, near enough to decide whether to read on. */
 function charge(p: PendingRecord): number {
@@ -46,48 +52,104 @@ function ends(error: CraterError): boolean {
   return error instanceof UncertainDeliveryError || error instanceof ConnectionError || error instanceof TimeoutError;
 }
 
+/** The delivery report of a settled entry; throws when every later record would fail alike (a missing topic). */
+function delivery(entry: Entry, topic: string): Delivery {
+  const p = entry.pending;
+  const outcome = entry.outcome!;
+  // Every record would fail alike: the run ends with this one error (and its create-the-topic hint), not a report each.
+  if (outcome instanceof BrokerError && outcome.errorCode === ErrorCode.TOPIC_MISSING) throw outcome;
+  if (outcome instanceof Error) {
+    const kind = outcome instanceof UncertainDeliveryError ? 'uncertain' : 'failed';
+    const error = { code: outcome.code, message: outcome.message };
+    return { index: p.index, source: p.source, line: p.lineNo, topic, outcome: kind, error };
+  }
+  const { partition, offset } = outcome;
+  return { index: p.index, source: p.source, line: p.lineNo, topic, outcome: 'acked', partition, offset };
+}
+
+/** A FIFO that takes from the front in O(1) (Array#shift moves every element, and the queue holds thousands). */
+class EntryQueue {
+  private items: Entry[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  get first(): Entry | undefined {
+    return this.items[this.head];
+  }
+
+  push(entry: Entry): void {
+    this.items.push(entry);
+  }
+
+  shift(): Entry {
+    const entry = this.items[this.head]!;
+    this.items[this.head++] = undefined as unknown as Entry;
+    if (this.head >= 4096 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return entry;
+  }
+}
+
 export class ProduceRunner {
   readonly stats: SendStats = { records: 0, delivered: 0, failed: [], requests: 0 };
-  private readonly queue: Entry[] = [];
+  private readonly queue = new EntryQueue();
   private fatal: CraterError | undefined;
 
   constructor(
     private readonly producer: AccumulatingSender,
     private readonly options: RunnerOptions,
-    private readonly report: (d: Delivery) => Promise<void>,
+    private readonly report: Report,
   ) {}
 
-  async add(p: PendingRecord): Promise<void> {
-    if (this.fatal) await this.flush();
+  /**
+   * Sends one record (or reports the line that could not become one) and reports every delivery settled so far, in
+   * input order. Returns a promise only when the caller must wait: the buffer is full, or the reports push back.
+   */
+  add(p: PendingRecord): Promise<void> | undefined {
+    if (this.fatal) return this.flush();
     this.stats.records += 1;
     if (p.error || !p.record) {
       // Reported before the next record is read, so a caller that stops at the first failure (a transaction) sends
       // nothing after it.
-      this.queue.push({ pending: p, outcome: p.error, settled: Promise.resolve() });
-      while (this.queue.length > 0) await this.reportHead();
-    } else {
-      while (this.queue.length > 0 && this.full(p)) await this.reportHead();
-      const entry: Entry = { pending: p, outcome: undefined, settled: Promise.resolve() };
-      entry.settled = this.producer.send(this.options.topic, p.record).then(
-        (ack) => void (entry.outcome = ack),
-        (error: unknown) => {
-          entry.outcome = error instanceof CraterError ? error : new CraterError('ERR_USAGE', String(error));
-          if (ends(entry.outcome)) this.fatal ??= entry.outcome;
-        },
-      );
-      this.queue.push(entry);
+      this.queue.push({ pending: p, outcome: p.error, settled: undefined });
+      return this.reportAll();
     }
-    while (this.queue.length > 0 && this.queue[0]!.outcome !== undefined) await this.reportHead();
+    if (this.queue.length > 0 && this.full(p)) return this.addWhenRoom(p);
+    this.send(p);
+    return this.reportSettled();
   }
 
   /** Waits for every record sent so far and reports it; throws the error that ended the run, if one did. */
   async flush(): Promise<void> {
     // The open batches go now rather than after their linger; failures are reported per record below.
     const flushed = this.producer.flush().catch(() => undefined);
-    while (this.queue.length > 0) await this.reportHead();
+    await this.reportAll();
     await flushed;
     if (this.producer.metrics) this.stats.requests = this.producer.metrics()['request-total'];
     if (this.fatal) throw this.fatal;
+  }
+
+  private async addWhenRoom(p: PendingRecord): Promise<void> {
+    while (this.queue.length > 0 && this.full(p)) await this.reportHead();
+    this.send(p);
+    await this.reportSettled();
+  }
+
+  private send(p: PendingRecord): void {
+    const entry: Entry = { pending: p, outcome: undefined, settled: undefined };
+    entry.settled = this.producer.send(this.options.topic, p.record!).then(
+      (ack) => void (entry.outcome = ack),
+      (error: unknown) => {
+        entry.outcome = error instanceof CraterError ? error : new CraterError('ERR_USAGE', String(error));
+        if (ends(entry.outcome)) this.fatal ??= entry.outcome;
+      },
+    );
+    this.queue.push(entry);
   }
 
   private full(p: PendingRecord): boolean {
@@ -95,23 +157,28 @@ export class ProduceRunner {
     return room === undefined ? this.queue.length >= MAX_UNBUFFERED_PENDING : room < charge(p);
   }
 
-  private async reportHead(): Promise<void> {
-    const entry = this.queue[0]!;
-    await entry.settled;
-    this.queue.shift();
-    const p = entry.pending;
-    const base = { index: p.index, source: p.source, line: p.lineNo, topic: this.options.topic };
-    const outcome = entry.outcome!;
-    // Every record would fail alike: the run ends with this one error (and its create-the-topic hint), not a report each.
-    if (outcome instanceof BrokerError && outcome.errorCode === ErrorCode.TOPIC_MISSING) throw outcome;
-    if (outcome instanceof Error) {
-      const kind = outcome instanceof UncertainDeliveryError ? 'uncertain' : 'failed';
-      const d: Delivery = { ...base, outcome: kind, error: { code: outcome.code, message: outcome.message } };
-      this.stats.failed.push(d);
-      await this.report(d);
-    } else {
-      this.stats.delivered += 1;
-      await this.report({ ...base, outcome: 'acked', partition: outcome.partition, offset: outcome.offset });
+  private async reportAll(): Promise<void> {
+    while (this.queue.length > 0) await this.reportHead();
+  }
+
+  /** Reports the entries at the front that have settled, without waiting for the others. */
+  private reportSettled(): Promise<void> | undefined {
+    while (this.queue.first?.outcome !== undefined) {
+      const wait = this.reportEntry(this.queue.shift());
+      if (wait) return wait.then(() => this.reportSettled());
     }
+    return undefined;
+  }
+
+  private async reportHead(): Promise<void> {
+    await this.queue.first!.settled;
+    await this.reportEntry(this.queue.shift());
+  }
+
+  private reportEntry(entry: Entry): Promise<void> | undefined {
+    const d = delivery(entry, this.options.topic);
+    if (d.outcome === 'acked') this.stats.delivered += 1;
+    else this.stats.failed.push(d);
+    return this.report(d);
   }
 }

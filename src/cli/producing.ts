@@ -41,36 +41,42 @@ export interface LineOptions {
   keepEmpty?: boolean | undefined;
 }
 
-/** Empty lines are skipped in both modes unless keepEmpty (an empty value is sent with --input jsonl and {"utf8":""}). */
-export async function* recordsFromLines(
-  lines: AsyncIterable<InputLine>,
-  options: LineOptions,
-): AsyncGenerator<PendingRecord> {
-  let index = 0;
-  for await (const line of lines) {
-    if (
-      options.input === 'jsonl'
-        ? line.bytes.toString('utf8').trim() === ''
-        : line.bytes.length === 0 && !options.keepEmpty
-    )
-      continue;
-    const base = { index: index++, source: line.source, lineNo: line.lineNo };
-    if (options.input === 'jsonl') {
-      try {
-        const env = parseEnvelope(line.bytes.toString('utf8'), `${line.source}:${line.lineNo}`);
-        yield { ...base, record: { key: env.key, value: env.value, headers: env.headers } };
-      } catch (error) {
-        yield { ...base, error: error as CraterError };
-      }
-      continue;
+function skipped(line: InputLine, options: LineOptions): boolean {
+  if (options.input === 'jsonl') return line.bytes.toString('utf8').trim() === '';
+  return line.bytes.length === 0 && !options.keepEmpty;
+}
+
+/** One input line as the record to send, or the error that keeps it from being one. */
+function pendingRecord(line: InputLine, index: number, options: LineOptions): PendingRecord {
+  if (options.input === 'jsonl') {
+    try {
+      const env = parseEnvelope(line.bytes.toString('utf8'), `${line.source}:${line.lineNo}`);
+      const record = { key: env.key, value: env.value, headers: env.headers };
+      return { index, source: line.source, lineNo: line.lineNo, record };
+    } catch (error) {
+      return { index, source: line.source, lineNo: line.lineNo, error: error as CraterError };
     }
-    const { key, value } = options.keyDelimiter
-      ? splitKey(line.bytes, options.keyDelimiter)
-      : { key: options.key, value: line.bytes };
-    yield {
-      ...base,
-      record: { key: key !== undefined && key.length > 0 ? key : undefined, value, headers: options.headers },
-    };
+  }
+  const { key, value } = options.keyDelimiter
+    ? splitKey(line.bytes, options.keyDelimiter)
+    : { key: options.key, value: line.bytes };
+  const record = { key: key !== undefined && key.length > 0 ? key : undefined, value, headers: options.headers };
+  return { index, source: line.source, lineNo: line.lineNo, record };
+}
+
+/**
+ * The records of each chunk of lines, as one array per chunk. Empty lines are skipped in both modes unless
+ * keepEmpty (an empty value is sent with --input jsonl and {"utf8":""}).
+ */
+export async function* recordChunks(
+  chunks: AsyncIterable<readonly InputLine[]>,
+  options: LineOptions,
+): AsyncGenerator<PendingRecord[]> {
+  let index = 0;
+  for await (const lines of chunks) {
+    const records: PendingRecord[] = [];
+    for (const line of lines) if (!skipped(line, options)) records.push(pendingRecord(line, index++, options));
+    if (records.length > 0) yield records;
   }
 }
 

@@ -16,7 +16,7 @@ export default class Consume extends BaseCommand {
 
 Without --follow it polls with FETCH (record headers included on a crater broker); --follow uses SUBSCRIBE (one topic) and the broker pushes records as they land (push frames carry no headers: "headers" is null).
 
-What counts as consumed: the broker commits past everything it sends. crater hands records back to the group (commits their own offset) unless they were written to stdout: those past --max-records, and, when the reader of stdout goes away (\`| head -1\`), those not written plus the last 64 KiB of output, which may still have been in the pipe. The next run may see a few records again; it never skips one. (--follow: the broker has already committed what it pushed.)
+What counts as consumed: the broker commits past everything it sends. crater hands records back to the group (commits their own offset) unless they were written to stdout: those past --max-records, and, when the reader of stdout goes away (\`| head -1\`), those not written plus those of the last write (--json writes one FETCH at a time) and of the 64 KiB of output before it, which may still have been in the process or the pipe. The next run may see a few records again; it never skips one. (--follow: the broker has already committed what it pushed.)
 
 -e stops once every partition reaches the end offset (LIST_OFFSETS latest) seen at start. --idle-timeout stops after that long without a record.
 

@@ -53,6 +53,18 @@ describe('crater binary', () => {
     expect(r.stdout).toContain(`crater/${pkg.version}`);
   });
 
+  it('--version, answered before oclif loads, prints exactly what oclif would (its user agent)', async () => {
+    const { Config } = await import('@oclif/core');
+    const config = await Config.load(root);
+    const r = await crater(['--version', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${config.userAgent}\n`);
+    expect(r.stderr).toBe('');
+    // Anything else still goes through oclif.
+    const unknown = await crater(['-v']);
+    expect(unknown.code).toBe(2);
+  });
+
   it('--help lists the commands and topics', async () => {
     const r = await crater(['--help']);
     expect(r.code).toBe(0);

@@ -37,8 +37,13 @@ export class LineWriter {
    * error when it failed for another reason (a full disk behind `> file`).
    */
   async writeLine(text: string): Promise<boolean> {
+    return this.writeChunk(`${text}\n`);
+  }
+
+  /** Like writeLine, for output that is already whole lines (many at once: one write instead of one per line). */
+  async writeChunk(data: Buffer | string): Promise<boolean> {
     if (!this.#closed) {
-      const ok = this.#stream.write(`${text}\n`);
+      const ok = this.#stream.write(data);
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- write() can close the stream synchronously (EPIPE); TypeScript keeps the narrowing across calls (TypeScript#9998)
       if (!ok && !this.#closed) await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }

@@ -57,6 +57,26 @@ describe('OutputWindow', () => {
     );
   });
 
+  it('after one write of several records, every record of that write goes back too, besides the window', () => {
+    const w = new OutputWindow(100);
+    w.wroteAll([rec(1, 1n)], [80]);
+    w.wroteAll([rec(1, 2n)], [100]);
+    // The last write (120 bytes) may still sit in the process, whole, so the window is 220 bytes: the record that
+    // ended 120 bytes ago goes back, the one that ended 220 bytes ago does not.
+    w.wroteAll([rec(2, 1n), rec(2, 2n)], [60, 60]);
+    expect(w.handBack([])).toEqual(
+      new Map([
+        [
+          't',
+          new Map([
+            [1, 2n],
+            [2, 1n],
+          ]),
+        ],
+      ]),
+    );
+  });
+
   it('with nothing written hands back exactly the unwritten records', () => {
     expect(new OutputWindow().handBack([])).toEqual(new Map());
     expect(new OutputWindow().handBack([rec(3, 9n), rec(3, 4n)])).toEqual(new Map([['t', new Map([[3, 4n]])]]));

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBytes, encodeBytes, isExactUtf8, parseEnvelope, toEnvelope } from '../../../src/cli/render/envelope.js';
+import {
+  decodeBytes,
+  encodeBytes,
+  envelopeJson,
+  envelopeLines,
+  envelopeEncodings,
+  isExactUtf8,
+  parseEnvelope,
+  toEnvelope,
+} from '../../../src/cli/render/envelope.js';
 import { stringifyJson } from '../../../src/cli/render/json.js';
 
 const binary = Buffer.from([0x00, 0xff, 0x0a, 0xc3, 0x28, 0x80]);
@@ -83,5 +92,45 @@ describe('record envelope', () => {
     expect(() => parseEnvelope('{"value":"v","headers":[{"value":"x"}]}', 'x:7')).toThrow(
       /headers\[0\] needs a string "name"/,
     );
+  });
+
+  it('envelopeJson writes exactly the text of stringifyJson(toEnvelope(...)) for every encoding', () => {
+    const surrogate = Buffer.from([0xed, 0xa0, 0x80]); // a UTF-16 surrogate in UTF-8: not exact text
+    const records = [
+      { topic: 't', partition: 1, offset: 0n, timestamp: 0n, key: Buffer.alloc(0), value: Buffer.from('plain') },
+      {
+        topic: 'we"ird\\topic',
+        partition: 1024,
+        offset: 2n ** 63n - 1n,
+        timestamp: -(2n ** 60n),
+        key: Buffer.from('k\u0000"\\\u2028é😀'),
+        value: binary,
+        headers: [
+          { name: 'h"1', value: surrogate },
+          { name: 'h', value: Buffer.from([0xef, 0xbf, 0xbd]) },
+          { name: 'empty', value: Buffer.alloc(0) },
+        ],
+      },
+      {
+        topic: 'h',
+        partition: 3,
+        offset: 2n ** 53n - 1n,
+        timestamp: 2n ** 53n,
+        key: surrogate,
+        value: Buffer.alloc(0),
+        headers: [],
+      },
+    ];
+    const plain = { ...records[0]!, topic: 'é', key: Buffer.from('ключ'), value: Buffer.from('x'.repeat(300)) };
+    records.push(plain, { ...plain, value: Buffer.from('tab\there') }, { ...plain, value: Buffer.from('"q"') });
+    for (const encoding of envelopeEncodings) {
+      for (const r of records) expect(envelopeJson(r, encoding)).toBe(stringifyJson(toEnvelope(r, encoding)));
+      // envelopeLines: the same lines, newline-terminated, in one buffer, with each line's length in bytes.
+      const lines = records.map((r) => `${stringifyJson(toEnvelope(r, encoding))}\n`);
+      const { bytes, lengths } = envelopeLines(records, encoding);
+      expect(bytes.toString('utf8')).toBe(lines.join(''));
+      expect(lengths).toEqual(lines.map((l) => Buffer.byteLength(l)));
+    }
+    expect(isExactUtf8(surrogate)).toBe(false);
   });
 });
