@@ -79,6 +79,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 function execPath(command: string, batchSize: number) {
   return {
     command,
+    batchSize,
     run: async (client: import('../../client/index.js').Client, topic: string, group: string, records: number) => {
       const { runExecConsume } = await import('../../cli/exec-consume.js');
       const t0 = performance.now();
