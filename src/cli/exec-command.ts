@@ -99,14 +99,8 @@ export interface ExecCommandContext {
   out(text: string): Promise<unknown>;
 }
 
-/** Runs `consume TOPIC --exec CMD`; returns the summary (the command prints it as --json). */
-export async function consumeExec(
-  topic: string,
-  flags: ExecCommandFlags & Record<string, unknown>,
-  connect: () => Promise<import('../client/backend.js').Backend>,
-  ctx: ExecCommandContext,
-  defaultGroup: string,
-) {
+/** --exec belongs to the batch consumer: the plain reader's positioning and stop flags are refused with it. */
+function refuseReaderFlags(flags: ExecCommandFlags): void {
   for (const [name, set] of [
     ['--follow', flags.follow],
     ['--format', flags.format !== undefined],
@@ -119,7 +113,11 @@ export async function consumeExec(
         `${name} cannot be combined with --exec: a batch consumer resumes from the group's committed offsets and runs until Ctrl-C or --idle-timeout`,
       );
   }
-  const { parseBackoff, parseBreaker, parseFilter, parseRate, runExecConsume } = await import('./exec-consume.js');
+}
+
+/** The parsed flags as runExecConsume's options. */
+async function execOptions(topic: string, flags: ExecCommandFlags, defaultGroup: string) {
+  const { parseBackoff, parseBreaker, parseFilter, parseRate } = await import('./exec-consume.js');
   const rate =
     flags.rate === undefined
       ? undefined
@@ -129,7 +127,7 @@ export async function consumeExec(
     flags.breaker === undefined
       ? undefined
       : { ...parseBreaker(flags.breaker), pauseMs: flags['breaker-pause'] ?? 15_000 };
-  const options = {
+  return {
     topics: [topic],
     group: flags.group ?? defaultGroup,
     command: flags.exec!,
@@ -148,6 +146,19 @@ export async function consumeExec(
     commitIntervalMs: flags['commit-interval'] ?? 5_000,
     isolation: flags.isolation as 'read_committed' | undefined,
   };
+}
+
+/** Runs `consume TOPIC --exec CMD`; returns the summary (the command prints it as --json). */
+export async function consumeExec(
+  topic: string,
+  flags: ExecCommandFlags & Record<string, unknown>,
+  connect: () => Promise<import('../client/backend.js').Backend>,
+  ctx: ExecCommandContext,
+  defaultGroup: string,
+) {
+  refuseReaderFlags(flags);
+  const options = await execOptions(topic, flags, defaultGroup);
+  const { runExecConsume } = await import('./exec-consume.js');
   const client = await connect();
   try {
     await client.describeTopic(topic);

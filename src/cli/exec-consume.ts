@@ -4,12 +4,12 @@
  * the policy flags live here too, so the command only maps flags to options.
  */
 import type { Backend as Client } from '../client/backend.js';
-import type { Backoff, BatchItem, ProducerRecord } from '../client/index.js';
+import type { Backoff, BatchConsumer, BatchItem, MessageBatch, ProducerRecord } from '../client/index.js';
 import { UsageError } from '../errors.js';
 import { execBatch, type ExecSpec } from './exec-batch.js';
 import { parseTimeoutMs } from './flags.js';
 import type { EnvelopeEncoding } from './render/envelope.js';
-import { createSpinner } from './terminal.js';
+import { createSpinner, type Spinner } from './terminal.js';
 
 export interface ExecConsumeOptions {
   topics: string[];
@@ -122,17 +122,8 @@ export interface ExecHooks {
   diag(text: string): void;
 }
 
-export async function runExecConsume(
-  client: Client,
-  o: ExecConsumeOptions,
-  signal: AbortSignal,
-  hooks: ExecHooks,
-): Promise<ExecSummary> {
-  const started = performance.now();
-  let produced = 0;
-  let stoppedBy: ExecSummary['stoppedBy'] = 'idle';
-  const withHeaders = client.supportsHeaders;
-  const bc = client.batchConsumer({
+function batchOptions(o: ExecConsumeOptions) {
+  return {
     group: o.group,
     topics: o.topics,
     maxSize: o.batchSize,
@@ -146,17 +137,16 @@ export async function runExecConsume(
     commitIntervalMs: o.commitIntervalMs,
     isolation: o.isolation,
     fetchMaxRecords: Math.min(10_000, Math.max(o.batchSize, 500)),
-  });
-  const baseEnv = { ...process.env, CRATER_TOPICS: o.topics.join(','), CRATER_GROUP: o.group };
-  const spinner = o.progress === false ? undefined : await createSpinner('starting');
-  const onAbort = (): void => {
-    stoppedBy = 'interrupt';
-    void bc.stop();
   };
-  signal.addEventListener('abort', onAbort, { once: true });
+}
+
+type ExecConsumer = BatchConsumer<Buffer>;
+
+/** Every 100 ms: the TTY progress line, and the stop once nothing arrived for --idle-timeout. */
+function startTicker(bc: ExecConsumer, o: ExecConsumeOptions, started: number, spinner: Spinner | undefined) {
   let lastRecords = -1;
   let lastChange = performance.now();
-  const ticker = setInterval(() => {
+  return setInterval(() => {
     const s = bc.stats;
     const now = performance.now();
     if (s.records !== lastRecords || bc.inFlight > 0) [lastRecords, lastChange] = [s.records, now];
@@ -165,26 +155,58 @@ export async function runExecConsume(
     if (spinner)
       spinner.text = `${s.batches} batches · ${s.records} records (${rate}/s) · ${s.retries} retries · ${s.deadLettered} dead-lettered`;
   }, 100);
+}
+
+/** The batch handler: CMD over the batch, then what it asked to produce; counts the produced records. */
+function execHandler(
+  client: Client,
+  bc: ExecConsumer,
+  o: ExecConsumeOptions,
+  hooks: ExecHooks,
+  counts: { produced: number },
+) {
+  const baseEnv = { ...process.env, CRATER_TOPICS: o.topics.join(','), CRATER_GROUP: o.group };
+  const withHeaders = client.supportsHeaders;
+  return async (batch: MessageBatch<Buffer>) => {
+    const spec: ExecSpec = {
+      command: o.command,
+      encoding: o.encoding,
+      passThrough: (line) => hooks.passThrough(line),
+      env: {
+        ...baseEnv,
+        CRATER_BATCH_SIZE: String(batch.count),
+        CRATER_RETRY_ATTEMPT: String(batch.retryAttempt),
+        CRATER_WORKER: String(batch.worker),
+      },
+    };
+    const result = await execBatch(spec, batch.items, o.topics, withHeaders);
+    await produceAll(client, batch.transaction, result.produce);
+    counts.produced += result.produce.length;
+    if (o.stopAfter !== undefined && bc.stats.records >= o.stopAfter) void bc.stop();
+    return result.outcomes;
+  };
+}
+
+export async function runExecConsume(
+  client: Client,
+  o: ExecConsumeOptions,
+  signal: AbortSignal,
+  hooks: ExecHooks,
+): Promise<ExecSummary> {
+  const started = performance.now();
+  const counts = { produced: 0 };
+  let stoppedBy: ExecSummary['stoppedBy'] = 'idle';
+  const bc = client.batchConsumer(batchOptions(o));
+  const spinner = o.progress === false ? undefined : await createSpinner('starting');
+  const onAbort = (): void => {
+    stoppedBy = 'interrupt';
+    void bc.stop();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  const ticker = startTicker(bc, o, started, spinner);
   spinner?.start();
   try {
-    await bc.run(async (batch) => {
-      const spec: ExecSpec = {
-        command: o.command,
-        encoding: o.encoding,
-        passThrough: (line) => hooks.passThrough(line),
-        env: {
-          ...baseEnv,
-          CRATER_BATCH_SIZE: String(batch.count),
-          CRATER_RETRY_ATTEMPT: String(batch.retryAttempt),
-          CRATER_WORKER: String(batch.worker),
-        },
-      };
-      const result = await execBatch(spec, batch.items, o.topics, withHeaders);
-      await produceAll(client, batch.transaction, result.produce);
-      produced += result.produce.length;
-      if (o.stopAfter !== undefined && bc.stats.records >= o.stopAfter) void bc.stop();
-      return result.outcomes;
-    });
+    await bc.run(execHandler(client, bc, o, hooks, counts));
   } finally {
     clearInterval(ticker);
     spinner?.stop();
@@ -202,7 +224,7 @@ export async function runExecConsume(
     retries: s.retries,
     deadLettered: s.deadLettered,
     discarded: s.discarded,
-    produced,
+    produced: counts.produced,
     elapsedMs: Math.round(elapsedMs),
     recordsPerSecond: Math.round((s.records / elapsedMs) * 1000),
     stoppedBy,

@@ -104,6 +104,10 @@ describe('consumer and share benches against a broker given by address', () => {
     expect(report.runs.fetch).toHaveLength(2);
     expect(report.runs.batchConsumer).toHaveLength(2);
     expect(report.runs.exec).toHaveLength(2);
+    expect(report.runs.pairedRatios).toHaveLength(2);
+    // A broker given by address: its CPU time is not observable.
+    expect(report.fetch).toMatchObject({ brokerCpuMs: null, brokerUsPerRecord: null });
+    expect(report.batchConsumer.clientCpuMs).toBeGreaterThan(0);
     // The warm-up pass drains the warm topic, then each run drains the measured one.
     expect(execRuns.map((r) => r.records)).toEqual([300, 300, 300]);
     expect(steps[0]).toBe(`connecting to ${broker}`);

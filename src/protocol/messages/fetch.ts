@@ -128,13 +128,11 @@ function encodeBatch(w: Writer, m: RecordBatch, withHeaders: boolean): void {
 }
 
 function decodeBatch(r: Reader, withHeaders: boolean): RecordBatch {
-  if (!withHeaders) {
-    const at = r.offset;
-    const rest = r.bytes(r.remaining, 'count');
-    // The strict decoder, over the same bytes with the same offsets, is what names the problem in malformed input.
-    return decodePlainBatch(rest) ?? strictDecodeBatch(new Reader(rest, 0, rest.length, -at), false);
-  }
-  return strictDecodeBatch(r, withHeaders);
+  const at = r.offset;
+  const rest = r.bytes(r.remaining, 'count');
+  // The strict decoder, over the same bytes with the same offsets, is what names the problem in malformed input
+  // (and decodes the header blocks that are not empty).
+  return decodePlainBatch(rest, withHeaders) ?? strictDecodeBatch(new Reader(rest, 0, rest.length, -at), withHeaders);
 }
 
 function strictDecodeBatch(r: Reader, withHeaders: boolean): RecordBatch {
@@ -168,15 +166,17 @@ function strictDecodeBatch(r: Reader, withHeaders: boolean): RecordBatch {
 }
 
 /**
- * The hot path of a header-less RECORD_BATCH: the same checks as the strict decoder (count fits, every length within
- * its cap and the bytes left) on raw indices, with no Reader calls and no topic view per entry. Returns undefined at
- * the first failed check and leaves the error to the strict decoder.
+ * The hot path of a RECORD_BATCH whose records carry no headers: the same checks as the strict decoder (count fits,
+ * every length within its cap and the bytes left) on raw indices, with no Reader calls and no topic view per entry.
+ * With `withHeaders` every record's header block must be empty (count 0; each record then gets its own empty list,
+ * as the strict decoder gives). Returns undefined at the first failed check or non-empty header block and leaves the
+ * batch to the strict decoder.
  */
-function decodePlainBatch(b: Buffer): RecordBatch | undefined {
+function decodePlainBatch(b: Buffer, withHeaders: boolean): RecordBatch | undefined {
   const end = b.length;
   if (end < 4) return undefined;
   const n = u32At(b, 0);
-  if (n > Math.floor((end - 4) / MIN_RECORD_BYTES)) return undefined;
+  if (n > Math.floor((end - 4) / (withHeaders ? MIN_RECORD_BYTES + 2 : MIN_RECORD_BYTES))) return undefined;
   const records = new Array<FetchedRecord>(n);
   const cap = Caps.default;
   let p = 4;
@@ -209,7 +209,13 @@ function decodePlainBatch(b: Buffer): RecordBatch | undefined {
     if (vLen > cap || vLen > end - p) return undefined;
     const value = byteView(b, p, p + vLen);
     p += vLen;
-    records[i] = { topic, partition, offset, timestamp, key, value };
+    if (!withHeaders) {
+      records[i] = { topic, partition, offset, timestamp, key, value };
+      continue;
+    }
+    if (end - p < 2 || b[p] !== 0 || b[p + 1] !== 0) return undefined;
+    p += 2;
+    records[i] = { topic, partition, offset, timestamp, key, value, headers: [] };
   }
   return { records };
 }

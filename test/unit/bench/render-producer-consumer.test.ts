@@ -114,6 +114,10 @@ function consumerReport(exec: boolean): ConsumerBenchReport {
     wallMs,
     recordsPerSec: (records * 1000) / wallMs,
     mbPerSec: 0.25,
+    clientCpuMs: records / 1000,
+    clientUsPerRecord: 1,
+    brokerCpuMs: null,
+    brokerUsPerRecord: null,
   });
   return {
     kind: 'consumer',
@@ -134,7 +138,11 @@ function consumerReport(exec: boolean): ConsumerBenchReport {
     exec: exec ? phase(2000, 400) : null,
     batchToFetchRatio: 0.8,
     pairedRatio: 0.75,
-    runs: { fetch: [], batchConsumer: [], exec: [] },
+    runs: { fetch: [], batchConsumer: [], exec: [], pairedRatios: [] },
+    targets: {
+      batchToFetch: { target: 0.9, measured: 0.75, met: false },
+      execRecordsPerSec: exec ? { target: 200_000, measured: 5000, met: false } : null,
+    },
   } as unknown as ConsumerBenchReport;
 }
 
@@ -142,17 +150,18 @@ describe('bench consumer rendering', () => {
   it('rows and CSV carry the exec path only when it ran', () => {
     expect(consumerRows(consumerReport(false)).map((r) => r.path)).toEqual(['fetch', 'batch-consumer']);
     expect(consumerCsv(consumerReport(true)).split('\n')).toEqual([
-      'path,records,batches,wall_ms,records_per_sec,mb_per_sec',
-      'fetch,2000,4,100.000,20000.0,0.250',
-      'batch-consumer,2000,4,125.000,16000.0,0.250',
-      'consume --exec,2000,4,400.000,5000.0,0.250',
+      'path,records,batches,wall_ms,records_per_sec,mb_per_sec,client_us_per_record,broker_us_per_record',
+      'fetch,2000,4,100.000,20000.0,0.250,1.000,',
+      'batch-consumer,2000,4,125.000,16000.0,0.250,1.000,',
+      'consume --exec,2000,4,400.000,5000.0,0.250,1.000,',
     ]);
   });
 
   it('the summary names the broker, the exec command and the ratio', () => {
     expect(consumerSummary(consumerReport(true))).toBe(
       "2,000 records of 100 B, 2 partitions, fetch 1,000, batch consumer maxSize 500 × 2 worker(s); consume --exec 'cat', " +
-        'unknown broker at h:1; median of 3 alternating runs; batch consumer / fetch = 0.80 (median of per-run ratios 0.75)',
+        'unknown broker at h:1; median of 3 alternating runs; batch consumer / fetch = 0.80 (median of per-run ratios 0.75)\n' +
+        'targets: batch consumer 0.75x fetch in the same run (target >= 0.9x, not met); consume --exec 5,000 records/s (target >= 200,000, not met)',
     );
     const embedded = { ...consumerReport(false), broker: { embedded: true, acks: 'none' } } as never;
     expect(consumerSummary(embedded)).toContain('worker(s), embedded crater broker (acks=none); median of 3');

@@ -128,6 +128,29 @@ describe('optional and mode-dependent layouts', () => {
     expect(plain.records[0]!.headers).toBeUndefined();
   });
 
+  it('RECORD_BATCH with header blocks: empty blocks take the raw-index path, one non-empty block the strict one', () => {
+    const rec = (offset: bigint, headers: Array<{ name: string; value: Buffer }>) => ({
+      topic: 'orders',
+      partition: 1,
+      offset,
+      timestamp: 1n,
+      key: k,
+      value: k,
+      headers,
+    });
+    const empty = [rec(0n, []), rec(1n, [])];
+    const fast = decodePayload(
+      RecordBatchWithHeadersReply,
+      encodePayload(RecordBatchWithHeadersReply, { records: empty }),
+    );
+    expect(fast.records).toEqual(empty);
+    // Each record gets a list of its own, as the strict decoder gives.
+    expect(fast.records[0]!.headers).not.toBe(fast.records[1]!.headers);
+    const mixed = [rec(0n, []), rec(1n, [{ name: 'trace', value: Buffer.from('x') }]), rec(2n, [])];
+    const strict = encodePayload(RecordBatchWithHeadersReply, { records: mixed });
+    expect(decodePayload(RecordBatchWithHeadersReply, strict).records).toEqual(mixed);
+  });
+
   it('RECORD_BATCH reuses the topic string of the previous entry and views keys in the payload', () => {
     const rec = (offset: bigint) => ({ topic: 'orders', partition: 1, offset, timestamp: 1n, key: k, value: k });
     const bytes = encodePayload(RecordBatchReply, { records: [rec(0n), rec(1n)] });

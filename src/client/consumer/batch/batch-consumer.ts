@@ -7,11 +7,9 @@
  * transaction when transactional). At-least-once: a crash re-delivers exactly the records after each partition's
  * committed watermark.
  *
- * The fetch loop stops reading while maxBuffered records are registered and unfinished, so a slow handler bounds
- * memory rather than the broker's backlog.
+ * The fetching itself (pipelined FETCHes, registration, the worker a partition goes to) is fetch-pump.ts.
  */
 import { UsageError } from '../../../errors.js';
-import type { FetchedRecord } from '../../../protocol/messages/fetch.js';
 import type {
   Backend,
   BackendGroupFetcher,
@@ -25,22 +23,21 @@ import { DEFAULT_BACKOFF, validateBackoff } from './backoff.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { systemClock, type Clock } from './clock.js';
 import { DlqTopics } from './dead-letter.js';
-import { CONTROL_PRODUCER_PREFIX, commitInTransaction, cursorGroupOf, startPositions } from './group-offsets.js';
+import { FetchPump } from './fetch-pump.js';
+import {
+  CONTROL_PRODUCER_PREFIX,
+  commitInTransaction,
+  committedOffsets,
+  cursorGroupOf,
+  cursorMoves,
+  fenceOlder,
+  startPositions,
+} from './group-offsets.js';
 import { type BatchOutput, type OutputContext, type Pending, PlainOutput, TransactionalOutput } from './output.js';
 import { TokenBucket } from './rate-limiter.js';
 import { BatchRunner, type RunnerSettings } from './runner.js';
 import type { BatchConsumerEvent, BatchConsumerOptions, BatchConsumerStats, BatchHandler } from './types.js';
-import { partitionKey, Watermarks } from './watermark.js';
-
-/** FETCHes kept in flight on the fetch connection. */
-const FETCH_DEPTH = 2;
-
-interface FetchReply {
-  records: FetchedRecord[];
-  cursors: ReadonlyArray<{ topic: string; partition: number; offset: bigint }> | undefined;
-  /** Commits waiting for this reply's cursors. */
-  waiters: Array<() => void>;
-}
+import { Watermarks } from './watermark.js';
 
 export const BatchDefaults = {
   maxSize: 100,
@@ -92,9 +89,7 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
   private readonly watermarks = new Watermarks();
   private readonly stopper = new AbortController();
   private channels: WorkerChannel<Pending>[] = [];
-  private readonly affinity = new Map<string, number>();
-  private wakeFetch: (() => void) | undefined;
-  private readonly cursorWaiters: Array<() => void> = [];
+  private pump: FetchPump | undefined;
   private fetching = false;
   private control: BackendProducer | undefined;
   private committing: Promise<void> = Promise.resolve();
@@ -148,8 +143,8 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
   /** Stops fetching, lets running batches finish (their handlers see the abort signal), commits, and closes. */
   async stop(): Promise<void> {
     this.stopper.abort(new UsageError('the batch consumer is stopping'));
-    this.wakeFetch?.();
-    for (const w of this.cursorWaiters.splice(0)) w();
+    this.pump?.wake();
+    this.pump?.releaseWaiters();
     for (const c of this.channels) c.close();
     if (!this.running) this.onClosed?.();
     await this.running?.catch(() => {});
@@ -186,46 +181,12 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
   }
 
   private async consume(handler: BatchHandler<T>): Promise<void> {
-    const signal = this.stopper.signal;
     const outputs: BatchOutput[] = [];
     let fetcher: BackendGroupFetcher | undefined;
-    const backend = this.deps.backend;
     try {
-      this.control = this.deps.producer({ producerName: CONTROL_PRODUCER_PREFIX + this.group });
-      const positions = await startPositions(backend, this.group, this.topics);
-      if (backend.storeGroupOffsets) await backend.storeGroupOffsets(this.cursorGroup, positions);
-      else await commitInTransaction(this.control, this.cursorGroup, positions);
-      if (signal.aborted) return;
-      fetcher = await this.deps.openFetcher(this.cursorGroup, this.topics, this.options.isolation);
-      const ctx: OutputContext = {
-        group: this.group,
-        withHeaders: backend.supportsHeaders,
-        dlqTopics: new DlqTopics(backend),
-        now: () => Date.now(),
-      };
-      const settings = this.runnerSettings(handler);
-      const loops: Promise<void>[] = [];
-      for (let w = 0; w < this.workers; w++) {
-        const output = this.options.transactional
-          ? new TransactionalOutput(
-              this.deps.producer({ producerName: `${CONTROL_PRODUCER_PREFIX}${this.group}.w${w}` }),
-              ctx,
-            )
-          : new PlainOutput(backend, ctx);
-        outputs.push(output);
-        this.channels.push(new WorkerChannel<Pending>());
-        loops.push(this.workerLoop(w, new BatchRunner(settings, w, output)).catch((e: Error) => this.fail(e)));
-      }
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal can abort during the awaits above; TypeScript keeps the narrowing across them (TypeScript#9998)
-      if (signal.aborted) for (const c of this.channels) c.close();
-      this.fetching = true;
-      loops.push(
-        this.fetchLoop(fetcher, signal)
-          .catch((e: Error) => this.fail(e))
-          .finally(() => (this.fetching = false)),
-      );
-      if (!this.options.transactional) loops.push(this.commitLoop(signal).catch((e: Error) => this.fail(e)));
-      await Promise.all(loops);
+      fetcher = await this.start();
+      if (this.stopper.signal.aborted) return;
+      await this.runLoops(handler, fetcher, outputs);
       if (!this.options.transactional) {
         // Nothing is in flight now: one DESCRIBE_GROUP shows the cursors just past every registered record.
         if (this.watermarks.wantsCursors() && !fetcher.closed) this.watermarks.resolveTails(await fetcher.cursors());
@@ -239,13 +200,100 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
     if (this.fatal) throw this.fatal;
   }
 
-  private async shutdown(outputs: readonly BatchOutput[], fetcher: BackendGroupFetcher | undefined): Promise<void> {
-    await Promise.allSettled(outputs.map((o) => o.close()));
-    await this.control?.close().catch(() => {});
-    if (fetcher) {
-      await fetcher.close().catch(() => {});
-      await this.deps.backend.deleteGroup(this.cursorGroup).catch(() => {});
+  /**
+   * Sets the cursor group to the group's committed offsets and opens the fetcher (on MoonMQ both at once: nothing
+   * is fetched before the positions are set). Where the cursor group already starts there (a fresh group, no
+   * leftovers of a crash) no transaction is needed; the control producer then fences an older instance in the
+   * background, ahead of the first commit.
+   */
+  private async start(): Promise<BackendGroupFetcher> {
+    const backend = this.deps.backend;
+    const control = this.deps.producer({ producerName: CONTROL_PRODUCER_PREFIX + this.group });
+    this.control = control;
+    const open = (): Promise<BackendGroupFetcher> =>
+      this.deps.openFetcher(this.cursorGroup, this.topics, this.options.isolation);
+    if (backend.storeGroupOffsets) {
+      // Kafka: a group's offsets can be altered only while it has no members, so the fetcher comes after.
+      await backend.storeGroupOffsets(this.cursorGroup, await startPositions(backend, this.group, this.topics));
+      return open();
     }
+    const opening = open();
+    try {
+      const [positions, current] = await Promise.all([
+        startPositions(backend, this.group, this.topics),
+        committedOffsets(backend, this.cursorGroup),
+      ]);
+      const moves = cursorMoves(positions, current);
+      if (moves.length > 0) await commitInTransaction(control, this.cursorGroup, moves);
+      else
+        this.committing = fenceOlder(control).catch((e: Error) => {
+          if (!this.stopper.signal.aborted) this.fail(e);
+        });
+    } catch (error) {
+      void opening.then((f) => f.close()).catch(() => {});
+      throw error;
+    }
+    return opening;
+  }
+
+  /** The workers, the fetch pump and (unless transactional) the periodic commit, until they all end. */
+  private async runLoops(
+    handler: BatchHandler<T>,
+    fetcher: BackendGroupFetcher,
+    outputs: BatchOutput[],
+  ): Promise<void> {
+    const signal = this.stopper.signal;
+    const backend = this.deps.backend;
+    const ctx: OutputContext = {
+      group: this.group,
+      withHeaders: backend.supportsHeaders,
+      dlqTopics: new DlqTopics(backend),
+      now: () => Date.now(),
+    };
+    const settings = this.runnerSettings(handler);
+    const loops: Promise<void>[] = [];
+    for (let w = 0; w < this.workers; w++) {
+      const output = this.options.transactional
+        ? new TransactionalOutput(
+            this.deps.producer({ producerName: `${CONTROL_PRODUCER_PREFIX}${this.group}.w${w}` }),
+            ctx,
+          )
+        : new PlainOutput(backend, ctx);
+      outputs.push(output);
+      this.channels.push(new WorkerChannel<Pending>());
+      loops.push(this.workerLoop(w, new BatchRunner(settings, w, output)).catch((e: Error) => this.fail(e)));
+    }
+    const pump = new FetchPump(
+      {
+        topics: this.topics,
+        fetchMax: this.fetchMax,
+        maxBuffered: this.maxBuffered,
+        alwaysCursors: this.options.transactional === true,
+        idleWaitMs: this.options.idleWaitMs ?? BatchDefaults.idleWaitMs,
+      },
+      this.watermarks,
+      this.channels,
+    );
+    this.pump = pump;
+    this.fetching = true;
+    loops.push(
+      pump
+        .run(fetcher, signal)
+        .catch((e: Error) => this.fail(e))
+        .finally(() => (this.fetching = false)),
+    );
+    if (!this.options.transactional) loops.push(this.commitLoop(signal).catch((e: Error) => this.fail(e)));
+    await Promise.all(loops);
+  }
+
+  /** Closes the outputs, the control producer and the fetcher at once; then drops the cursor group. */
+  private async shutdown(outputs: readonly BatchOutput[], fetcher: BackendGroupFetcher | undefined): Promise<void> {
+    await this.committing;
+    await Promise.allSettled([
+      ...outputs.map((o) => o.close()),
+      this.control?.close(),
+      fetcher?.close().then(() => this.deps.backend.deleteGroup(this.cursorGroup)),
+    ]);
     this.onClosed?.();
   }
 
@@ -283,7 +331,7 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
       // A batch still accumulating when stop() came is left unfinished: the next run gets it again.
       if (batch.length === 0 || channel.isClosed) return;
       await runner.run(batch, signal);
-      this.wakeFetch?.();
+      this.pump?.wake();
     }
   }
 
@@ -293,119 +341,6 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
 
   private get fetchMax(): number {
     return this.options.fetchMaxRecords ?? Math.max(this.maxSize, 500);
-  }
-
-  /**
-   * FETCH_DEPTH fetches stay in flight on the one connection, so the broker prepares the next reply while this
-   * process hands out the last one. Replies come back in request order and a partition's records arrive in offset
-   * order across them, so registering them in that order keeps each partition ordered. A FETCH is followed by a
-   * DESCRIBE_GROUP of the cursor group when a commit is waiting for cursors (always when transactional: each batch
-   * commits its exact offsets): the broker handles it right after that FETCH, so it shows each partition's offset
-   * just past everything delivered so far.
-   */
-  private async fetchLoop(fetcher: BackendGroupFetcher, signal: AbortSignal): Promise<void> {
-    let issued = 0;
-    const inFlight: Array<Promise<FetchReply>> = [];
-    const issue = (): void => {
-      const topic = this.topics[Math.min(issued++, this.topics.length - 1)]!;
-      const waiters = this.cursorWaiters.splice(0);
-      const withCursors = waiters.length > 0 || this.options.transactional === true;
-      const reply = fetcher.fetch(topic, { maxRecords: this.fetchMax, withCursors });
-      inFlight.push(reply.then((f) => ({ records: f.records, cursors: f.cursors, waiters })));
-    };
-    const take = async (dispatch: boolean): Promise<number> => {
-      const reply = await inFlight.shift()!;
-      this.register(reply.records, reply.cursors, dispatch);
-      for (const w of reply.waiters) w();
-      return reply.records.length;
-    };
-    try {
-      while (!signal.aborted) {
-        const room = this.watermarks.outstanding() < this.maxBuffered;
-        while (inFlight.length < FETCH_DEPTH && (room || this.cursorWaiters.length > 0)) issue();
-        if (inFlight.length === 0) {
-          await this.fetchWait(undefined, signal);
-          continue;
-        }
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal can abort during `take`; TypeScript keeps the narrowing across awaits (TypeScript#9998)
-        if ((await take(!signal.aborted)) > 0 || signal.aborted) continue;
-        // Caught up: take what is still in flight, then wait before polling again (unless that found records).
-        let found = 0;
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal can abort during `take`; TypeScript keeps the narrowing across awaits (TypeScript#9998)
-        while (inFlight.length > 0 && !signal.aborted) found += await take(true);
-        if (found === 0 && issued >= this.topics.length)
-          await this.fetchWait(this.options.idleWaitMs ?? BatchDefaults.idleWaitMs, signal);
-      }
-    } finally {
-      // Replies already on their way moved the cursor group past their records: register them (unfinished) so the
-      // final commit stops before them.
-      while (inFlight.length > 0) await take(false).catch(() => 0);
-    }
-  }
-
-  /** Waits up to `ms` (or until woken: a finished batch, a commit wanting cursors, stop). */
-  private fetchWait(ms: number | undefined, signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.wakeFetch = undefined;
-        resolve();
-      };
-      const timer = ms === undefined ? undefined : setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-      this.wakeFetch = done;
-    });
-  }
-
-  /** Resolves once a DESCRIBE_GROUP after the next FETCH has resolved the partitions' unknown tails. */
-  private refreshCursors(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.cursorWaiters.push(resolve);
-      this.wakeFetch?.();
-    });
-  }
-
-  private register(
-    records: readonly FetchedRecord[],
-    cursors: ReadonlyArray<{ topic: string; partition: number; offset: bigint }> | undefined,
-    dispatch: boolean,
-  ): void {
-    const perWorker: Pending[][] = this.channels.map(() => []);
-    let i = 0;
-    while (i < records.length) {
-      const first = records[i]!;
-      const key = partitionKey(first.topic, first.partition);
-      const mark = this.watermarks.of(first.topic, first.partition);
-      const into = perWorker[this.workerFor(key)]!;
-      let j = i;
-      while (j < records.length && records[j]!.partition === first.partition && records[j]!.topic === first.topic) j++;
-      for (let k = i; k < j; k++) {
-        const record = records[k]!;
-        const next = k + 1 < j ? records[k + 1]!.offset : undefined;
-        const pending: Pending = {
-          offset: record.offset,
-          next,
-          done: false,
-          record,
-          mark,
-          item: undefined,
-          lastError: undefined,
-        };
-        into.push(pending);
-        mark.add(pending);
-      }
-      i = j;
-    }
-    if (cursors) this.watermarks.resolveTails(cursors);
-    if (!dispatch) return;
-    for (let w = 0; w < perWorker.length; w++) if (perWorker[w]!.length > 0) this.channels[w]!.push(perWorker[w]!);
-  }
-
-  private workerFor(key: string): number {
-    let w = this.affinity.get(key);
-    if (w === undefined) this.affinity.set(key, (w = this.affinity.size % this.workers));
-    return w;
   }
 
   private async commitLoop(signal: AbortSignal): Promise<void> {
@@ -423,7 +358,7 @@ export class BatchConsumer<T = Buffer> implements AsyncDisposable {
   /** Commits every watermark that moved; one commit at a time. */
   commitNow(): Promise<void> {
     const run = this.committing.then(async () => {
-      if (this.fetching && this.watermarks.wantsCursors()) await this.refreshCursors();
+      if (this.fetching && this.pump && this.watermarks.wantsCursors()) await this.pump.refreshCursors();
       const offsets = this.watermarks.pending();
       if (offsets.length === 0 || !this.control) return;
       await commitInTransaction(this.control, this.group, offsets);

@@ -68,6 +68,25 @@ export async function commitInTransaction(
 }
 
 /**
+ * The entries of `positions` the cursor group does not start at already: its committed offset, or 0 where it has
+ * none (semantics.md: a group with no committed offset starts at 0). Empty for a fresh group whose user group has
+ * no commits either, which then needs no transaction before its first FETCH.
+ */
+export function cursorMoves(positions: readonly OffsetEntry[], cursor: readonly OffsetEntry[]): OffsetEntry[] {
+  const at = new Map(cursor.map((o) => [`${o.partition}:${o.topic}`, o.offset]));
+  return positions.filter((p) => (at.get(`${p.partition}:${p.topic}`) ?? 0n) !== p.offset);
+}
+
+/**
+ * An empty transaction of the control producer: its durable name fences an older instance of the same batch
+ * consumer (ERR 50 on that one's commits) even when the start needed no transaction.
+ */
+export async function fenceOlder(producer: BackendProducer): Promise<void> {
+  await producer.beginTransaction();
+  await producer.commitTransaction();
+}
+
+/**
  * Every partition of `topics` → the group's committed offset, or the start where it has none: 0 on MoonMQ's
  * protocol ("from the start"), the log start offset on Kafka (which refuses an offset below it).
  */

@@ -84,6 +84,17 @@ export class BatchRunner<T> {
   private admit(records: readonly Pending[]): { live: Live[]; done: Pending[]; dead: DeadPending[] } {
     const s = this.s;
     const filters = s.filters;
+    if (!s.deserialize && filters.length === 0 && !s.validate) {
+      // Nothing can refuse an item: every record is live, its message the value bytes.
+      const live = new Array<Live>(records.length);
+      for (let i = 0; i < records.length; i++) {
+        const pending = records[i]!;
+        const transport = transportOf(pending.record, 1);
+        pending.item = { message: transport.value, transport };
+        live[i] = pending;
+      }
+      return { live, done: [], dead: [] };
+    }
     const live: Live[] = [];
     const done: Pending[] = [];
     const dead: DeadPending[] = [];
@@ -170,59 +181,78 @@ export class BatchRunner<T> {
     signal: AbortSignal,
   ): Promise<Live[] | 'aborted'> {
     const s = this.s;
-    let trial = false;
-    try {
-      trial = (await s.breaker?.acquire(signal)) ?? false;
-      if (s.bucket)
-        await s.bucket.acquire(live.length, signal, (waitMs) =>
-          s.emit({ type: 'rate-limited', worker: this.worker, permits: live.length, waitMs }),
-        );
-    } catch {
-      if (trial) s.breaker?.failed(true);
+    const trial = await this.pass(live.length, signal);
+    if (trial === 'aborted') {
       await this.settleCarry(carryDone, carryDead);
       return 'aborted';
     }
-    const items = live.map((l) => {
-      const item = l.item as BatchItem<T>;
-      return attempt === 0
-        ? item
-        : { message: item.message, transport: { ...item.transport, deliveryAttempt: attempt + 1 } };
-    });
+    const items = this.itemsFor(live, attempt);
     s.emit({ type: 'dispatch', worker: this.worker, size: items.length, retryAttempt: attempt });
-    let results: void | readonly ItemResult<T>[];
     try {
       const txn = await this.output.begin();
-      results = await s.handler(new MessageBatch(items, attempt, signal, this.worker, txn));
+      const results = await s.handler(new MessageBatch(items, attempt, signal, this.worker, txn));
       const split = this.split(live, items, results ?? [], attempt + 1);
       const done = carryDone.length === 0 ? split.done : [...carryDone, ...split.done];
       const dead = carryDead.length === 0 ? split.dead : [...carryDead, ...split.dead];
       await this.output.complete(done, dead);
       s.breaker?.succeeded(trial);
       s.stats.processed += split.done.length;
-      s.emit({
-        type: 'batch-done',
-        worker: this.worker,
-        done: split.done.length + split.dead.length,
-        retrying: split.retry.length,
-      });
+      const finished = split.done.length + split.dead.length;
+      s.emit({ type: 'batch-done', worker: this.worker, done: finished, retrying: split.retry.length });
       return split.retry;
     } catch (error) {
-      await this.output.abort().catch(() => {});
-      if (trial) s.breaker?.failed(true);
-      else s.breaker?.failed(false);
-      const last = attempt >= s.attempts;
-      s.emit({
-        type: 'batch-failed',
-        worker: this.worker,
-        retryAttempt: attempt,
-        error: error as Error,
-        backoffMs: last ? undefined : backoffDelay(s.backoff, attempt + 1, () => 1),
-      });
-      for (const l of live) l.lastError = errorText(error);
+      await this.failed(live, attempt, trial, error);
       // Filtered and invalid items do not depend on the handler: they finish even when it failed.
       await this.settleCarry(carryDone, carryDead);
       return live;
     }
+  }
+
+  /** The circuit breaker, then one rate-limit permit per item; whether this is the half-open trial, or 'aborted'. */
+  private async pass(permits: number, signal: AbortSignal): Promise<boolean | 'aborted'> {
+    const s = this.s;
+    let trial = false;
+    try {
+      trial = (await s.breaker?.acquire(signal)) ?? false;
+      if (s.bucket)
+        await s.bucket.acquire(permits, signal, (waitMs) =>
+          s.emit({ type: 'rate-limited', worker: this.worker, permits, waitMs }),
+        );
+      return trial;
+    } catch {
+      if (trial) s.breaker?.failed(true);
+      return 'aborted';
+    }
+  }
+
+  /** The items of this attempt: the admitted ones, or copies whose transport counts the retry. */
+  private itemsFor(live: readonly Live[], attempt: number): BatchItem<T>[] {
+    const items = new Array<BatchItem<T>>(live.length);
+    for (let i = 0; i < live.length; i++) {
+      const item = live[i]!.item as BatchItem<T>;
+      items[i] =
+        attempt === 0
+          ? item
+          : { message: item.message, transport: { ...item.transport, deliveryAttempt: attempt + 1 } };
+    }
+    return items;
+  }
+
+  /** A failed invocation: the transaction is dropped, the breaker counts it, and every item keeps the error. */
+  private async failed(live: readonly Live[], attempt: number, trial: boolean, error: unknown): Promise<void> {
+    const s = this.s;
+    await this.output.abort().catch(() => {});
+    s.breaker?.failed(trial);
+    const last = attempt >= s.attempts;
+    s.emit({
+      type: 'batch-failed',
+      worker: this.worker,
+      retryAttempt: attempt,
+      error: error as Error,
+      backoffMs: last ? undefined : backoffDelay(s.backoff, attempt + 1, () => 1),
+    });
+    const text = errorText(error);
+    for (const l of live) l.lastError = text;
   }
 
   private split(
