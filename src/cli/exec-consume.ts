@@ -4,7 +4,7 @@
  * the policy flags live here too, so the command only maps flags to options.
  */
 import type { Backend as Client } from '../client/backend.js';
-import type { Backoff, BatchConsumer, BatchItem, MessageBatch, ProducerRecord } from '../client/index.js';
+import type { Backoff, BackendBatchConsumer, BatchItem, MessageBatch, ProducerRecord } from '../client/index.js';
 import { UsageError } from '../errors.js';
 import { execBatch, type ExecSpec } from './exec-batch.js';
 import { parseTimeoutMs } from './flags.js';
@@ -140,7 +140,7 @@ function batchOptions(o: ExecConsumeOptions) {
   };
 }
 
-type ExecConsumer = BatchConsumer<Buffer>;
+type ExecConsumer = BackendBatchConsumer<Buffer>;
 
 /** Every 100 ms: the TTY progress line, and the stop once nothing arrived for --idle-timeout. */
 function startTicker(bc: ExecConsumer, o: ExecConsumeOptions, started: number, spinner: Spinner | undefined) {

@@ -22,6 +22,7 @@ export { connect, Client, type ClientEvent, type ClientListener } from './client
 export { connectBackend } from './connect-backend.js';
 export {
   type Backend,
+  type BackendBatchConsumer,
   type BackendConsumer,
   type BackendConsumerOptions,
   type BackendGroupFetcher,
