@@ -218,6 +218,7 @@ export class ProducerStateRuntime {
         lastPartition: ack.partition,
         epoch: binding.epoch,
         batch: state.lastAck ? state.batch : undefined,
+        window: state.window,
       }),
     ]);
   }
@@ -308,6 +309,7 @@ export class ProducerStateRuntime {
           epoch: memo.epoch,
           lastAck: noAck ? undefined : { partition: memo.lastPartition, offset: memo.lastOffset },
           batch: memo.batch,
+          window: memo.window,
         });
         if (writtenAt > producer.lastWriteAt) producer.lastWriteAt = writtenAt;
       }

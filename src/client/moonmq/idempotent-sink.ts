@@ -19,7 +19,6 @@
  * for the next record. Inside a transaction the new session waits until the transaction has ended.
  */
 import { BrokerError, ConnectionError, CraterError, TimeoutError, UsageError } from '../../errors.js';
-import { errorRule } from '../../protocol/error-codes.js';
 import { Caps, Limits } from '../../protocol/limits.js';
 import { InitProducerIdRequest, ProducerIdReply } from '../../protocol/messages/init-producer-id.js';
 import { ProduceAckReply } from '../../protocol/messages/produce.js';
@@ -46,11 +45,11 @@ import {
 } from './produce-ops.js';
 import type { Session } from './session.js';
 import { validateBatchCount, validateBytes, validateString, validateTopicName } from '../validate.js';
+import { type Current, IdempotentWindow, type ProducerIdentity, WINDOW_IN_FLIGHT } from './idempotent-window.js';
+import { isLostReply, resendAfterError, sessionAfterError } from './idempotent-rules.js';
 
-export interface ProducerIdentity {
-  producerId: bigint;
-  epoch: number;
-}
+export type { ProducerIdentity } from './idempotent-window.js';
+export { resendAfterError, sessionAfterError } from './idempotent-rules.js';
 
 export interface IdempotentSinkOptions {
   /** Empty or absent: an ephemeral producer (state on the connection only); a name: durable, fenced by epoch. */
@@ -71,27 +70,6 @@ const DEFAULT_RECONNECT_ATTEMPTS = 20;
 const RETRY_PAUSE_MS = 50;
 const MAX_RETRY_PAUSE_MS = 1_000;
 
-/**
- * What the producer's session does after the broker answered `code` (from the table only): go on, start a new one
- * before the next request, or, inside an open transaction, start one once the transaction has ended.
- */
-export function sessionAfterError(
-  code: number,
-  inTransaction: boolean,
-): 'keep' | 'new-session' | 'new-session-after-transaction' {
-  if (errorRule(code).producer !== 'new-session') return 'keep';
-  return inTransaction ? 'new-session-after-transaction' : 'new-session';
-}
-
-/** Whether the request that got `code` is resent (same sequence) on attempt `attempt` of at most `maxRetries`. */
-export function resendAfterError(code: number, attempt: number, maxRetries: number): boolean {
-  return errorRule(code).retriable && attempt < maxRetries;
-}
-
-function isLostReply(error: unknown): boolean {
-  return error instanceof TimeoutError || error instanceof ConnectionError;
-}
-
 export class IdempotentSink implements ProduceSink {
   readonly framing: BatchFraming = FRAMING;
   readonly idempotent = true;
@@ -110,6 +88,21 @@ export class IdempotentSink implements ProduceSink {
    * outside it.
    */
   holdSession = false;
+  /** Counts the producer sessions (INIT_PRODUCER_ID) this sink started; the window tells stale requests by it. */
+  private sessions = 0;
+  private resuming: Promise<Current> | undefined;
+  private readonly window = new IdempotentWindow({
+    ready: () => this.ready(),
+    resume: (from, cause) => this.resumeShared(from, cause),
+    generation: () => this.sessions,
+    endSession: () => this.endSession(),
+    assign: (topic, count) => {
+      const seq = this.sequenceFor(topic);
+      this.advance(topic, count);
+      return seq;
+    },
+    maxRetries: () => this.options.maxRetries ?? DEFAULT_MAX_RETRIES,
+  });
 
   /**
    * `borrowed` (a client's connection) is used until it is lost and is never closed here; sessions opened through
@@ -124,6 +117,19 @@ export class IdempotentSink implements ProduceSink {
     if (!borrowed && !options.reconnect)
       throw new UsageError('an idempotent producer needs a session or a way to open one');
     this.session = borrowed;
+  }
+
+  /**
+   * 5 on a crater broker (the idempotent window, docs/extensions.md) outside a transaction, else 1: MoonMQ
+   * remembers only the last batch of a (pid, topic), so a second batch in flight could not be deduplicated.
+   */
+  get inFlightPerTopic(): number {
+    return this.windowed() ? WINDOW_IN_FLIGHT : 1;
+  }
+
+  private windowed(): boolean {
+    const session = this.session;
+    return session !== undefined && !session.conn.closed && session.server.isCrater && !this.holdSession;
   }
 
   /** The producer id and epoch of the current session, once the first send initialised it. */
@@ -195,6 +201,7 @@ export class IdempotentSink implements ProduceSink {
     validateTopicName(topic);
     validateBatchCount(entries.count, Limits.idempotentBatchRecords);
     const codec = codecId(options.codec);
+    if (this.windowed() && !this.closed) return this.sendWindowed(topic, entries, codec, options);
     const flags = BatchFlag.IDEMPOTENT | (entries.withHeaders ? BatchFlag.HEADERS : 0);
     return this.sequenced(topic, entries.withHeaders, (session, id, baseSeq) => {
       const message = { flags, codec, topic, ...id, baseSeq, entries };
@@ -203,6 +210,30 @@ export class IdempotentSink implements ProduceSink {
         sizeHint: encodedFrameSize(message),
       });
     });
+  }
+
+  /** One batch of several in flight, with BATCH_FLAG_WINDOW (idempotent-window.ts). */
+  private async sendWindowed(
+    topic: string,
+    entries: EncodedEntries,
+    codec: number,
+    options: SendOptions,
+  ): Promise<BatchResult> {
+    const flags = BatchFlag.IDEMPOTENT | BatchFlag.WINDOW | (entries.withHeaders ? BatchFlag.HEADERS : 0);
+    const reply = await this.window.send(
+      topic,
+      entries.count,
+      ({ session, id }, baseSeq) => {
+        if (entries.withHeaders) requireHeaderSupport(session);
+        const message = { flags, codec, topic, ...id, baseSeq, entries };
+        return session.conn.request(EncodedProduceBatchRequest, message, ProduceBatchAckReply, {
+          timeoutMs: options.timeoutMs,
+          sizeHint: encodedFrameSize(message),
+        });
+      },
+      () => this.tail,
+    );
+    return batchResult(reply);
   }
 
   entryWriter(): ChunkedEntryWriter {
@@ -258,6 +289,7 @@ export class IdempotentSink implements ProduceSink {
 
   async flush(): Promise<void> {
     await this.tail;
+    await this.window.idle();
   }
 
   async close(): Promise<void> {
@@ -270,7 +302,7 @@ export class IdempotentSink implements ProduceSink {
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new UsageError('send on a closed idempotent producer'));
-    const run = this.tail.then(fn);
+    const run = this.tail.then(() => this.window.idle()).then(fn);
     this.tail = run.then(
       () => undefined,
       () => undefined,
@@ -282,14 +314,20 @@ export class IdempotentSink implements ProduceSink {
   transactionEnded(): void {
     if (!this.sessionSpent) return;
     this.sessionSpent = false;
+    this.endSession();
+  }
+
+  /** The next request starts a new producer session (INIT_PRODUCER_ID: a new epoch, sequences from 0). */
+  private endSession(): void {
     this.identity = undefined;
+    this.sessions += 1;
   }
 
   /** Applies the error-code table's producer rule after the broker answered `code`. */
   private afterBrokerError(code: number): void {
     const next = sessionAfterError(code, this.holdSession);
     if (next === 'new-session-after-transaction') this.sessionSpent = true;
-    else if (next === 'new-session') this.identity = undefined;
+    else if (next === 'new-session') this.endSession();
   }
 
   private advance(topic: string, n: number): void {
@@ -323,7 +361,7 @@ export class IdempotentSink implements ProduceSink {
         }
         if (!isLostReply(error) || attempt >= maxRetries) throw error;
         if (session.conn.closed && this.holdSession) throw error;
-        if (session.conn.closed) ({ session, id } = await this.resume(error as CraterError));
+        if (session.conn.closed) ({ session, id } = await this.resumeShared(session, error as CraterError));
       }
     }
   }
@@ -337,7 +375,10 @@ export class IdempotentSink implements ProduceSink {
       // A durable producer keeps its session (and sequences) when the broker lets it resume; else a new one starts.
       if (this.identity && this.producerName !== '') {
         try {
-          return await this.resume(new ConnectionError('the connection was lost between requests'));
+          return await this.resumeShared(
+            this.session!,
+            new ConnectionError('the connection was lost between requests'),
+          );
         } catch (error) {
           if (!(error instanceof ConnectionError) || this.session === undefined || this.session.conn.closed)
             throw error;
@@ -345,7 +386,7 @@ export class IdempotentSink implements ProduceSink {
       } else {
         await this.replaceSession();
       }
-      this.identity = undefined;
+      this.endSession();
     }
     const session = this.session!;
     if (!this.identity) {
@@ -355,15 +396,31 @@ export class IdempotentSink implements ProduceSink {
         ProducerIdReply,
       );
       this.nextSeq.clear();
+      this.sessions += 1;
     }
     return { session, id: this.identity };
+  }
+
+  /** resume(), once for every request that lost `from`; the session that replaced it when that already happened. */
+  private resumeShared(from: Session, cause: CraterError): Promise<Current> {
+    const current = this.session;
+    if (current && current !== from && !current.conn.closed && this.identity)
+      return Promise.resolve({ session: current, id: this.identity });
+    if (!this.identity)
+      return Promise.reject(
+        new ConnectionError('connection lost with a request in flight whose outcome is unknown', { cause }),
+      );
+    this.resuming ??= this.resume(cause).finally(() => {
+      this.resuming = undefined;
+    });
+    return this.resuming;
   }
 
   /** After the connection dropped mid-request: a new connection bound to the same (pid, epoch), or an error. */
   private async resume(cause: CraterError): Promise<{ session: Session; id: ProducerIdentity }> {
     const id = this.identity!;
     const unknown = (why: string): ConnectionError => {
-      this.identity = undefined;
+      this.endSession();
       return new ConnectionError(`connection lost with a request in flight whose outcome is unknown: ${why}`, {
         cause,
       });
