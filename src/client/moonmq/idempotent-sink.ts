@@ -1,24 +1,19 @@
 /**
  * An idempotent producer (semantics.md §5): INIT_PRODUCER_ID once, then every record carries (pid, seq, epoch)
- * with one sequence counter per topic. Sends go one at a time, so a counter never runs ahead of what the broker
- * has acknowledged.
+ * with one sequence counter per topic.
  *
- * Bookkeeping (wire.md §13.5): the counter advances by the acks received, never by the records sent. After a
- * partial batch the caller's resend of the tail starts at last + 1 and lands as fresh records. When a reply is lost
- * (timeout, dropped connection) the same request is sent again with the same sequence, and the broker answers with
- * the acks it memoized the first time instead of appending again. Across a new connection this needs the same
- * session: a named producer resumes its (pid, epoch) on a crater broker (init-producer-id.ts). Where that is not
- * possible (an ephemeral producer, a broker that is not crater, a session fenced meanwhile) the retry would not be
- * deduplicated, so the send fails with a ConnectionError saying its outcome is unknown, and the next send starts
- * a new session.
- *
- * After a broker error the error-code table (protocol/error-codes.ts, `errorRule`) alone decides: a retriable code
- * resends the same request with the same sequence; a code that may have left state on the broker for the sequence
- * (ERR 7 after a failed fsync, ERR 11, …) ends the session, so the next send starts a new one (INIT_PRODUCER_ID: a
- * new epoch, sequences from 0) and no other record can ever ride the old sequence; 'keep' codes leave the sequence
- * for the next record. Inside a transaction the new session waits until the transaction has ended.
+ * On a crater broker, outside transactions, batches of encoded entries go several per topic at once over the
+ * idempotent window (idempotent-window.ts: sequences given when written). Everything else goes one request at a
+ * time, and the counter advances by the acks received (wire.md §13.5): after a partial batch the resend of the
+ * tail starts at last + 1. A lost reply is resent with the same sequence and answered with the memoized acks;
+ * across a new connection that needs the same session, which a named producer resumes on a crater broker
+ * (init-producer-id.ts). Where it cannot (an ephemeral producer, a broker that is not crater, a session fenced
+ * meanwhile) the send fails with a ConnectionError saying its outcome is unknown, and the next send starts a new
+ * session. After a broker error the error-code table alone decides (idempotent-rules.ts): a retriable code resends
+ * the same sequence; a code that may have left state for the sequence ends the session (inside a transaction once
+ * it has ended); 'keep' codes leave the sequence for the next record.
  */
-import { BrokerError, ConnectionError, CraterError, TimeoutError, UsageError } from '../../errors.js';
+import { BrokerError, ConnectionError, CraterError, UsageError } from '../../errors.js';
 import { Caps, Limits } from '../../protocol/limits.js';
 import { InitProducerIdRequest, ProducerIdReply } from '../../protocol/messages/init-producer-id.js';
 import { ProduceAckReply } from '../../protocol/messages/produce.js';
@@ -26,10 +21,6 @@ import { ProduceBatchAckReply, ProduceBatchRequest } from '../../protocol/messag
 import { ProduceIdempotentRequest } from '../../protocol/messages/produce-idempotent.js';
 import { BatchFlag } from '../../protocol/opcodes.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './connection.js';
-import { BeginTxnRequest } from '../../protocol/messages/begin-txn.js';
-import { OkReply } from '../../protocol/messages/control.js';
-import { EndTxnRequest } from '../../protocol/messages/end-txn.js';
-import { TxnOffsetCommitRequest } from '../../protocol/messages/txn-offset-commit.js';
 import type { BatchFraming, EncodedEntries, ProduceSink, SendOptions, SinkTransactions } from '../producer/sink.js';
 import { ChunkedEntryWriter, EncodedProduceBatchRequest, moonmqFraming } from './batch-entries.js';
 import {
@@ -45,8 +36,15 @@ import {
 } from './produce-ops.js';
 import type { Session } from './session.js';
 import { validateBatchCount, validateBytes, validateString, validateTopicName } from '../validate.js';
-import { type Current, IdempotentWindow, type ProducerIdentity, WINDOW_IN_FLIGHT } from './idempotent-window.js';
-import { isLostReply, resendAfterError, sessionAfterError } from './idempotent-rules.js';
+import {
+  type Current,
+  IdempotentWindow,
+  type ProducerIdentity,
+  WINDOW_IN_FLIGHT,
+  sendWindowed,
+} from './idempotent-window.js';
+import { connectWithRetries, sessionAfterError, withRetries } from './idempotent-rules.js';
+import { sinkTransactions } from './idempotent-transactions.js';
 
 export type { ProducerIdentity } from './idempotent-window.js';
 export { resendAfterError, sessionAfterError } from './idempotent-rules.js';
@@ -66,9 +64,6 @@ const U32 = 0x1_0000_0000;
 const FRAMING = moonmqFraming(true);
 const DEFAULT_MAX_RETRIES = 5;
 const DEFAULT_RECONNECT_ATTEMPTS = 20;
-/** The pause before resending after a retriable broker error (ERR 6, ERR 20), doubling up to the maximum. */
-const RETRY_PAUSE_MS = 50;
-const MAX_RETRY_PAUSE_MS = 1_000;
 
 export class IdempotentSink implements ProduceSink {
   readonly framing: BatchFraming = FRAMING;
@@ -201,7 +196,8 @@ export class IdempotentSink implements ProduceSink {
     validateTopicName(topic);
     validateBatchCount(entries.count, Limits.idempotentBatchRecords);
     const codec = codecId(options.codec);
-    if (this.windowed() && !this.closed) return this.sendWindowed(topic, entries, codec, options);
+    if (this.windowed() && !this.closed)
+      return sendWindowed(this.window, topic, entries, codec, options, () => this.tail);
     const flags = BatchFlag.IDEMPOTENT | (entries.withHeaders ? BatchFlag.HEADERS : 0);
     return this.sequenced(topic, entries.withHeaders, (session, id, baseSeq) => {
       const message = { flags, codec, topic, ...id, baseSeq, entries };
@@ -212,30 +208,6 @@ export class IdempotentSink implements ProduceSink {
     });
   }
 
-  /** One batch of several in flight, with BATCH_FLAG_WINDOW (idempotent-window.ts). */
-  private async sendWindowed(
-    topic: string,
-    entries: EncodedEntries,
-    codec: number,
-    options: SendOptions,
-  ): Promise<BatchResult> {
-    const flags = BatchFlag.IDEMPOTENT | BatchFlag.WINDOW | (entries.withHeaders ? BatchFlag.HEADERS : 0);
-    const reply = await this.window.send(
-      topic,
-      entries.count,
-      ({ session, id }, baseSeq) => {
-        if (entries.withHeaders) requireHeaderSupport(session);
-        const message = { flags, codec, topic, ...id, baseSeq, entries };
-        return session.conn.request(EncodedProduceBatchRequest, message, ProduceBatchAckReply, {
-          timeoutMs: options.timeoutMs,
-          sizeHint: encodedFrameSize(message),
-        });
-      },
-      () => this.tail,
-    );
-    return batchResult(reply);
-  }
-
   entryWriter(): ChunkedEntryWriter {
     return new ChunkedEntryWriter();
   }
@@ -243,25 +215,7 @@ export class IdempotentSink implements ProduceSink {
   /** BEGIN_TXN, TXN_OFFSET_COMMIT and END_TXN on this sink's session, in order with its sends. */
   transactions(): SinkTransactions {
     if (!this.durable) throw new UsageError('transactions need a durable producer: give the producer a producerName');
-    return {
-      begin: async () => {
-        await this.exclusive((session) => session.conn.request(BeginTxnRequest, {}, OkReply), true);
-        this.holdSession = true;
-      },
-      sendOffsets: async (group, offsets) => {
-        const message = { group, offsets: [...offsets] };
-        await this.exclusive((session) => session.conn.request(TxnOffsetCommitRequest, message, OkReply), false);
-      },
-      end: async (commit) => {
-        // The END_TXN may be resent on a resumed session: a repeated decision tells the outcome.
-        this.holdSession = false;
-        try {
-          await this.exclusive((session) => session.conn.request(EndTxnRequest, { commit }, OkReply), true);
-        } finally {
-          this.transactionEnded();
-        }
-      },
-    };
+    return sinkTransactions(this);
   }
 
   /** One idempotent batch at the topic's next sequence, resent after a lost reply. */
@@ -339,31 +293,16 @@ export class IdempotentSink implements ProduceSink {
    * that resumed the same session) or a retriable broker error. Any other broker error is final; the table's
    * producer rule then says whether the session survives it.
    */
-  private async withRetries<T>(
-    current: { session: Session; id: ProducerIdentity },
+  private withRetries<T>(
+    current: Current,
     request: (session: Session, id: ProducerIdentity) => Promise<T>,
   ): Promise<T> {
-    const maxRetries = this.options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    let { session, id } = current;
-    let pause = RETRY_PAUSE_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await request(session, id);
-      } catch (error) {
-        if (error instanceof BrokerError) {
-          if (!resendAfterError(error.errorCode, attempt, maxRetries)) {
-            this.afterBrokerError(error.errorCode);
-            throw error;
-          }
-          await new Promise((resolve) => setTimeout(resolve, pause));
-          pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS);
-          continue;
-        }
-        if (!isLostReply(error) || attempt >= maxRetries) throw error;
-        if (session.conn.closed && this.holdSession) throw error;
-        if (session.conn.closed) ({ session, id } = await this.resumeShared(session, error as CraterError));
-      }
-    }
+    return withRetries(current, request, {
+      maxRetries: this.options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      afterBrokerError: (code) => this.afterBrokerError(code),
+      holdSession: () => this.holdSession,
+      resume: (from, cause) => this.resumeShared(from, cause),
+    });
   }
 
   /** The current session and identity: a new connection and a new producer session after an unrecoverable loss. */
@@ -451,17 +390,9 @@ export class IdempotentSink implements ProduceSink {
     const old = this.session;
     this.session = undefined;
     if (old && old !== this.borrowed) old.conn.destroy();
-    const attempts = this.options.reconnectAttempts ?? DEFAULT_RECONNECT_ATTEMPTS;
-    let pause = 50;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        this.session = await this.options.reconnect!();
-        return;
-      } catch (error) {
-        if (!(error instanceof ConnectionError || error instanceof TimeoutError) || attempt >= attempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, pause));
-        pause = Math.min(pause * 2, 1_000);
-      }
-    }
+    this.session = await connectWithRetries(
+      this.options.reconnect!,
+      this.options.reconnectAttempts ?? DEFAULT_RECONNECT_ATTEMPTS,
+    );
   }
 }

@@ -20,23 +20,25 @@
  *                                          next session
  */
 import { BrokerError, ConnectionError, type CraterError } from '../../errors.js';
-import { isLostReply } from './idempotent-rules.js';
+import { type Current, isLostReply } from './idempotent-rules.js';
+
+export type { Current, ProducerIdentity } from './idempotent-rules.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
-import type { ProduceAck } from './produce-ops.js';
+import { ProduceBatchAckReply } from '../../protocol/messages/produce-batch.js';
+import { BatchFlag } from '../../protocol/opcodes.js';
+import type { EncodedEntries, SendOptions } from '../producer/sink.js';
+import { EncodedProduceBatchRequest } from './batch-entries.js';
+import {
+  type BatchResult,
+  type ProduceAck,
+  batchResult,
+  encodedFrameSize,
+  requireHeaderSupport,
+} from './produce-ops.js';
 import type { Session } from './session.js';
 
 /** Batches per topic in flight with the window: the broker's window size (WINDOW_BATCHES). */
 export const WINDOW_IN_FLIGHT = 5;
-
-export interface ProducerIdentity {
-  producerId: bigint;
-  epoch: number;
-}
-
-export interface Current {
-  session: Session;
-  id: ProducerIdentity;
-}
 
 export interface BatchReply {
   acks: ProduceAck[];
@@ -207,4 +209,30 @@ function unknownAfterNewSession(cause: CraterError): ConnectionError {
     'connection lost with a request in flight whose outcome is unknown: its producer session ended meanwhile',
     { cause },
   );
+}
+
+/** One batch of encoded entries, several in flight, with BATCH_FLAG_WINDOW; `before` settles when it may go. */
+export async function sendWindowed(
+  window: IdempotentWindow,
+  topic: string,
+  entries: EncodedEntries,
+  codec: number,
+  options: SendOptions,
+  before: () => Promise<unknown>,
+): Promise<BatchResult> {
+  const flags = BatchFlag.IDEMPOTENT | BatchFlag.WINDOW | (entries.withHeaders ? BatchFlag.HEADERS : 0);
+  const reply = await window.send(
+    topic,
+    entries.count,
+    ({ session, id }, baseSeq) => {
+      if (entries.withHeaders) requireHeaderSupport(session);
+      const message = { flags, codec, topic, ...id, baseSeq, entries };
+      return session.conn.request(EncodedProduceBatchRequest, message, ProduceBatchAckReply, {
+        timeoutMs: options.timeoutMs,
+        sizeHint: encodedFrameSize(message),
+      });
+    },
+    before,
+  );
+  return batchResult(reply);
 }
