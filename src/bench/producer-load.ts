@@ -33,13 +33,16 @@ export interface LoadFigures {
   /** Σ burst² and Σ burst over the load's wake-ups (records sent in one go), for the record-weighted mean burst. */
   burstSquares: number;
   burstRecords: number;
+  /** Wake-ups of the schedule (for the mean records per wake-up). */
+  wakeups: number;
 }
 
 const tick = (ms: number): Promise<void> =>
   new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
 
-export async function driveProducer(producer: Producer, options: LoadOptions): Promise<LoadFigures> {
-  const figures: LoadFigures = {
+/** One producer's load: its counters, the shared outcome handlers and the wait for buffer room. */
+class Load {
+  readonly figures: LoadFigures = {
     sent: 0,
     acked: 0,
     failed: 0,
@@ -47,75 +50,108 @@ export async function driveProducer(producer: Producer, options: LoadOptions): P
     maxSettleMs: 0,
     burstSquares: 0,
     burstRecords: 0,
+    wakeups: 0,
   };
-  let room: (() => void) | undefined;
-  let outstanding = 0;
-  const wake = (): void => {
-    if (room && (outstanding === 0 || producer.bufferAvailableBytes >= options.recordCharge)) {
-      const r = room;
-      room = undefined;
-      r();
+  outstanding = 0;
+  private room: (() => void) | undefined;
+
+  constructor(
+    private readonly producer: Producer,
+    private readonly options: LoadOptions,
+  ) {}
+
+  private readonly wake = (): void => {
+    const room = this.room;
+    if (room && (this.outstanding === 0 || this.producer.bufferAvailableBytes >= this.options.recordCharge)) {
+      this.room = undefined;
+      room();
     }
   };
+
   // Shared handlers: the load itself allocates nothing per record beyond what send() does.
-  const onAck = (): void => {
-    figures.acked += 1;
-    outstanding -= 1;
-    wake();
+  private readonly onAck = (): void => {
+    this.figures.acked += 1;
+    this.outstanding -= 1;
+    this.wake();
   };
-  const onError = (error: unknown): void => {
-    if (error instanceof UncertainDeliveryError) figures.uncertain += 1;
-    else figures.failed += 1;
-    outstanding -= 1;
-    wake();
+
+  private readonly onError = (error: unknown): void => {
+    if (error instanceof UncertainDeliveryError) this.figures.uncertain += 1;
+    else this.figures.failed += 1;
+    this.outstanding -= 1;
+    this.wake();
   };
-  const timed =
-    (started: number, then: (value: unknown) => void) =>
-    (value: unknown): void => {
+
+  private timed(started: number, then: (value: unknown) => void): (value: unknown) => void {
+    return (value) => {
       const ms = performance.now() - started;
-      if (ms > figures.maxSettleMs) figures.maxSettleMs = ms;
+      if (ms > this.figures.maxSettleMs) this.figures.maxSettleMs = ms;
       then(value);
     };
-  const sendOne = (): void => {
-    const record = options.records[figures.sent % options.records.length]!;
-    figures.sent += 1;
-    outstanding += 1;
-    const sent = producer.send(options.topic, record);
+  }
+
+  sendOne(): void {
+    const f = this.figures;
+    const record = this.options.records[f.sent % this.options.records.length]!;
+    f.sent += 1;
+    this.outstanding += 1;
+    const sent = this.producer.send(this.options.topic, record);
     // Every 16th send is timed: two closures per record would weigh on the memory a stalled run measures, and the
     // records next to a timed one left within microseconds of it, in the same batch or the one before.
-    if (!options.timeSettles || (figures.sent & 15) !== 1) {
-      sent.then(onAck, onError);
+    if (!this.options.timeSettles || (f.sent & 15) !== 1) {
+      sent.then(this.onAck, this.onError);
       return;
     }
     const started = performance.now();
-    sent.then(timed(started, onAck), timed(started, onError));
-  };
+    sent.then(this.timed(started, this.onAck), this.timed(started, this.onError));
+  }
+
+  /** True when the buffer has no room for the next record while sends are outstanding. */
+  get full(): boolean {
+    return this.producer.bufferAvailableBytes < this.options.recordCharge && this.outstanding > 0;
+  }
+
+  /** Resolves once a send settled and the buffer has room again (or nothing is outstanding). */
+  untilRoom(): Promise<void> {
+    return new Promise<void>((resolve) => (this.room = resolve));
+  }
+
+  /** Counts one wake-up of the schedule that sent `burst` records. */
+  wokeUp(burst: number): void {
+    if (burst === 0) return;
+    this.figures.burstSquares += burst * burst;
+    this.figures.burstRecords += burst;
+    this.figures.wakeups += 1;
+  }
+}
+
+export async function driveProducer(producer: Producer, options: LoadOptions): Promise<LoadFigures> {
+  const load = new Load(producer, options);
+  const f = load.figures;
   const start = performance.now();
   while (performance.now() < options.until) {
     const due =
       options.recordsPerSec === undefined
-        ? figures.sent + 1_000
+        ? f.sent + 1_000
         : Math.floor(((performance.now() - start) / 1000) * options.recordsPerSec);
     // The clock is read once per 64 sends: the load itself should cost next to nothing per record.
     let now = performance.now();
-    const before = figures.sent;
-    while (figures.sent < due && now < options.until) {
-      if (producer.bufferAvailableBytes < options.recordCharge && outstanding > 0) {
-        await new Promise<void>((resolve) => (room = resolve));
+    const before = f.sent;
+    while (f.sent < due && now < options.until) {
+      if (load.full) {
+        await load.untilRoom();
         now = performance.now();
         continue;
       }
-      sendOne();
-      if ((figures.sent & 63) === 0) now = performance.now();
+      load.sendOne();
+      if ((f.sent & 63) === 0) now = performance.now();
     }
-    const burst = figures.sent - before;
-    figures.burstSquares += burst * burst;
-    figures.burstRecords += burst;
+    load.wokeUp(f.sent - before);
     await tick(options.recordsPerSec === undefined ? 0 : 1);
   }
   await producer.flush();
-  while (outstanding > 0) await new Promise<void>((resolve) => (room = resolve));
-  return figures;
+  while (load.outstanding > 0) await load.untilRoom();
+  return f;
 }
 
 /** Samples this process's RSS every `everyMs` until stopped; `peak` is the highest seen. */

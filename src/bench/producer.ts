@@ -10,15 +10,17 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Backend as Client } from '../client/backend.js';
-import type { ProducerMetrics } from '../client/producer/producer-metrics.js';
+import type { Producer } from '../client/producer/producer.js';
 import { recordCharge } from '../client/producer/accumulator.js';
 import { batchOverhead } from '../client/moonmq/split-batch.js';
 import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/limits.js';
 import { UsageError } from '../errors.js';
 import { type BaselineFigures, handBatches } from './producer-baseline.js';
-import { driveProducer, type LoadFigures, RssSampler } from './producer-load.js';
-import { type Prediction, predict } from './producer-model.js';
-import { MB, perSecond } from './stats.js';
+import { driveProducer, RssSampler } from './producer-load.js';
+import { type ModelInput, type Prediction, predict } from './producer-model.js';
+import { type Measured, type ModelCheck, checkModel, combine } from './producer-figures.js';
+
+export type { Measured, ModelCheck } from './producer-figures.js';
 import {
   type BenchTarget,
   type BrokerInfo,
@@ -50,32 +52,6 @@ export interface ProducerBenchOptions extends TargetOptions {
 
 export type SweepParameter = 'linger' | 'batch-bytes';
 
-export interface Measured {
-  acked: number;
-  failed: number;
-  uncertain: number;
-  wallMs: number;
-  recordsPerSec: number;
-  mbPerSec: number;
-  requestsPerSec: number;
-  /** Key + value bytes per batch (mean over all batches), and the frame bytes the metrics count. */
-  meanBatchBytes: number;
-  batchFrameBytes: { avg: number; p50: number; p99: number };
-  batchRecords: { avg: number; max: number };
-  queueTimeMs: { avg: number; p50: number; p99: number; max: number };
-  maxSettleMs: number;
-  /**
-   * This process's event-loop delay during the run, ms. The model assumes smooth arrivals; a late timer makes the
-   * load arrive in bursts of about rate × delay, so batches grow past the prediction when p50 passes the linger.
-   */
-  eventLoopDelayMs: { p50: number; p99: number };
-  /**
-   * Records the load sent in one go (one wake-up of its schedule), record-weighted mean: the model assumes 1. A late
-   * wake-up sends everything that fell due meanwhile, and all of it lands in one batch.
-   */
-  arrivalBurstRecords: number;
-}
-
 export interface ProducerPoint {
   lingerMs: number;
   batchBytes: number;
@@ -84,6 +60,8 @@ export interface ProducerPoint {
   measured: Measured;
   /** measured.meanBatchBytes / prediction.meanBatchBytes. */
   batchRatio: number | null;
+  /** Whether the run met the model's assumptions, and the model with the run's own arrivals (producer-figures.ts). */
+  model: ModelCheck | null;
 }
 
 export interface StallFigures {
@@ -154,10 +132,13 @@ function resolve(options: ProducerBenchOptions): Resolved {
   };
 }
 
+type Sweep = { parameter: SweepParameter; values: readonly number[] };
+type Records = Parameters<typeof handBatches>[2];
+
 /** One measurement, or one per value of `sweep`, on one broker. */
 export async function runProducerBench(
   options: ProducerBenchOptions = {},
-  sweep?: { parameter: SweepParameter; values: readonly number[] },
+  sweep?: Sweep,
 ): Promise<ProducerBenchReport> {
   const r = resolve(options);
   if (options.stallAfterMs !== undefined && options.broker !== undefined)
@@ -169,59 +150,72 @@ export async function runProducerBench(
   const target = await openTarget(options);
   try {
     const records = benchRecords({ count: Math.max(1_000, r.partitions * 64), valueSize: r.valueSize });
-    const lingerMs = options.lingerMs ?? ProducerBenchDefaults.lingerMs;
-    const batchBytes = options.batchBytes ?? DEFAULT_MAX_FRAME_SIZE;
-    const unthrottled = r.rate === undefined && !sweep && options.stallAfterMs === undefined;
-    if (unthrottled) {
-      progress('warming up');
-      await measurePoint(target, r, options, records, {
-        lingerMs,
-        batchBytes,
-        durationMs: Math.min(1_000, r.durationMs),
-      });
-    }
-    let baseline: ProducerBenchReport['baseline'] = null;
-    if (unthrottled && options.baseline !== false) {
-      progress('hand-made batches');
-      baseline = { ...(await measureBaseline(target, r, records)), ratio: 0 };
-    }
-    const values = sweep ? [...sweep.values] : [undefined];
-    const points: ProducerPoint[] = [];
-    let stall: StallFigures | null = null;
-    for (const value of values) {
-      const point =
-        value === undefined
-          ? { lingerMs, batchBytes }
-          : sweep?.parameter === 'linger'
-            ? { lingerMs: value, batchBytes }
-            : { lingerMs, batchBytes: value };
-      progress(`producing for ${r.durationMs} ms (linger ${point.lingerMs} ms, batch ${point.batchBytes} bytes)`);
-      const result = await measurePoint(target, r, options, records, { ...point, durationMs: r.durationMs });
-      points.push(result.point);
-      stall = result.stall;
-    }
-    if (baseline) baseline.ratio = points[0]!.measured.recordsPerSec / baseline.recordsPerSec;
-    return {
-      kind: 'producer',
-      broker: target.info,
-      params: {
-        producers: r.producers,
-        partitions: r.partitions,
-        topics: 1,
-        rateBytesPerSec: r.rate ?? null,
-        durationMs: r.durationMs,
-        valueSize: r.valueSize,
-        keySize: KEY_BYTES,
-        bufferBytes: r.bufferBytes,
-        sweep: sweep ? { parameter: sweep.parameter, values: [...sweep.values] } : null,
-      },
-      points,
-      baseline,
-      stall,
+    const base = {
+      lingerMs: options.lingerMs ?? ProducerBenchDefaults.lingerMs,
+      batchBytes: options.batchBytes ?? DEFAULT_MAX_FRAME_SIZE,
     };
+    const unthrottled = r.rate === undefined && !sweep && options.stallAfterMs === undefined;
+    const baseline = unthrottled ? await warmUpAndBaseline(target, r, options, records, base) : null;
+    const { points, stall } = await measurePoints(target, r, options, records, base, sweep);
+    if (baseline) baseline.ratio = points[0]!.measured.recordsPerSec / baseline.recordsPerSec;
+    return { kind: 'producer', broker: target.info, params: paramsOf(r, sweep), points, baseline, stall };
   } finally {
     await target.close();
   }
+}
+
+/** An unthrottled run warms up first and measures hand-made batches (unless told not to) before the accumulator. */
+async function warmUpAndBaseline(
+  target: BenchTarget,
+  r: Resolved,
+  options: ProducerBenchOptions,
+  records: Records,
+  base: { lingerMs: number; batchBytes: number },
+): Promise<ProducerBenchReport['baseline']> {
+  const progress = options.onProgress ?? (() => undefined);
+  progress('warming up');
+  await measurePoint(target, r, options, records, { ...base, durationMs: Math.min(1_000, r.durationMs) });
+  if (options.baseline === false) return null;
+  progress('hand-made batches');
+  return { ...(await measureBaseline(target, r, records)), ratio: 0 };
+}
+
+/** One point, or one per sweep value (the swept parameter replaces the base value). */
+async function measurePoints(
+  target: BenchTarget,
+  r: Resolved,
+  options: ProducerBenchOptions,
+  records: Records,
+  base: { lingerMs: number; batchBytes: number },
+  sweep: Sweep | undefined,
+): Promise<{ points: ProducerPoint[]; stall: StallFigures | null }> {
+  const progress = options.onProgress ?? (() => undefined);
+  const specs = sweep
+    ? sweep.values.map((v) => (sweep.parameter === 'linger' ? { ...base, lingerMs: v } : { ...base, batchBytes: v }))
+    : [base];
+  const points: ProducerPoint[] = [];
+  let stall: StallFigures | null = null;
+  for (const spec of specs) {
+    progress(`producing for ${r.durationMs} ms (linger ${spec.lingerMs} ms, batch ${spec.batchBytes} bytes)`);
+    const result = await measurePoint(target, r, options, records, { ...spec, durationMs: r.durationMs });
+    points.push(result.point);
+    stall = result.stall;
+  }
+  return { points, stall };
+}
+
+function paramsOf(r: Resolved, sweep: Sweep | undefined): ProducerBenchReport['params'] {
+  return {
+    producers: r.producers,
+    partitions: r.partitions,
+    topics: 1,
+    rateBytesPerSec: r.rate ?? null,
+    durationMs: r.durationMs,
+    valueSize: r.valueSize,
+    keySize: KEY_BYTES,
+    bufferBytes: r.bufferBytes,
+    sweep: sweep ? { parameter: sweep.parameter, values: [...sweep.values] } : null,
+  };
 }
 
 async function withClients<T>(target: BenchTarget, n: number, fn: (clients: Client[]) => Promise<T>): Promise<T> {
@@ -234,11 +228,7 @@ async function withClients<T>(target: BenchTarget, n: number, fn: (clients: Clie
   }
 }
 
-async function measureBaseline(
-  target: BenchTarget,
-  r: Resolved,
-  records: Parameters<typeof handBatches>[2],
-): Promise<BaselineFigures> {
+async function measureBaseline(target: BenchTarget, r: Resolved, records: Records): Promise<BaselineFigures> {
   return withClients(target, r.producers, async (clients) => {
     const topic = benchTopicName('bench-prod-hand');
     await clients[0]!.createTopic(topic, r.partitions);
@@ -260,7 +250,7 @@ async function measurePoint(
   target: BenchTarget,
   r: Resolved,
   options: ProducerBenchOptions,
-  records: Parameters<typeof handBatches>[2],
+  records: Records,
   spec: PointSpec,
 ): Promise<{ point: ProducerPoint; stall: StallFigures | null }> {
   return withClients(target, r.producers, async (clients) => {
@@ -275,72 +265,85 @@ async function measurePoint(
         requestTimeoutMs: options.requestTimeoutMs,
       }),
     );
-    const recordBytes = KEY_BYTES + r.valueSize;
     const rss = options.stallAfterMs === undefined ? undefined : new RssSampler();
     const stallTimer =
       options.stallAfterMs === undefined
         ? undefined
         : setTimeout(() => target.embedded?.suspend(), options.stallAfterMs);
-    const delay = monitorEventLoopDelay({ resolution: 1 });
-    delay.enable();
     try {
-      const start = performance.now();
-      const perProducer = r.rate === undefined ? undefined : r.rate / recordBytes / r.producers;
-      const loads = await Promise.all(
-        producers.map((p) =>
-          driveProducer(p, {
-            topic,
-            records,
-            until: start + spec.durationMs,
-            recordsPerSec: perProducer,
-            recordCharge: recordCharge(recordBytes + 8, true),
-            timeSettles: rss !== undefined,
-          }),
-        ),
-      );
-      const wallMs = performance.now() - start;
-      delay.disable();
-      const eventLoopDelayMs = { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6 };
-      const measured = {
-        ...combine(
-          loads,
-          producers.map((p) => p.metrics()),
-          wallMs,
-          recordBytes,
-        ),
-        eventLoopDelayMs,
-      };
-      const prediction =
-        r.rate === undefined
-          ? null
-          : predict({
-              producers: r.producers,
-              topics: 1,
-              partitions: r.partitions,
-              clientPartitions: false,
-              rateBytesPerSec: r.rate,
-              batchBytes: payloadBudget(spec.batchBytes, topic, recordBytes),
-              lingerMs: spec.lingerMs,
-              recordBytes,
-            });
-      const batchRatio = prediction ? measured.meanBatchBytes / prediction.meanBatchBytes : null;
-      const point: ProducerPoint = {
-        lingerMs: spec.lingerMs,
-        batchBytes: spec.batchBytes,
-        prediction,
-        measured,
-        batchRatio,
-      };
+      const measured = await runLoads(producers, r, { topic, records, durationMs: spec.durationMs, rss });
+      const point = pointOf(spec, measured, modelInput(r, spec, topic));
       return { point, stall: rss ? stallFigures(rss, r, options, measured) : null };
     } finally {
       clearTimeout(stallTimer);
-      delay.disable();
       rss?.stop();
       target.embedded?.resume();
       await Promise.allSettled(producers.map((p) => p.close({ drainMs: 0 })));
       await clients[0]!.deleteTopic(topic).catch(() => undefined);
     }
   });
+}
+
+/** Every producer's load at its share of the rate for `durationMs`, and what their metrics measured. */
+async function runLoads(
+  producers: readonly Producer[],
+  r: Resolved,
+  run: { topic: string; records: Records; durationMs: number; rss: RssSampler | undefined },
+): Promise<Measured> {
+  const recordBytes = KEY_BYTES + r.valueSize;
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  try {
+    const start = performance.now();
+    const perProducer = r.rate === undefined ? undefined : r.rate / recordBytes / r.producers;
+    const loads = await Promise.all(
+      producers.map((p) =>
+        driveProducer(p, {
+          topic: run.topic,
+          records: run.records,
+          until: start + run.durationMs,
+          recordsPerSec: perProducer,
+          recordCharge: recordCharge(recordBytes + 8, true),
+          timeSettles: run.rss !== undefined,
+        }),
+      ),
+    );
+    const wallMs = performance.now() - start;
+    delay.disable();
+    const eventLoopDelayMs = { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6 };
+    const metrics = producers.map((p) => p.metrics());
+    return { ...combine(loads, metrics, wallMs, recordBytes), eventLoopDelayMs };
+  } finally {
+    delay.disable();
+  }
+}
+
+/** The model's input for one point; undefined without a rate (the model needs r). */
+function modelInput(r: Resolved, spec: PointSpec, topic: string): ModelInput | undefined {
+  if (r.rate === undefined) return undefined;
+  const recordBytes = KEY_BYTES + r.valueSize;
+  return {
+    producers: r.producers,
+    topics: 1,
+    partitions: r.partitions,
+    clientPartitions: false,
+    rateBytesPerSec: r.rate,
+    batchBytes: payloadBudget(spec.batchBytes, topic, recordBytes),
+    lingerMs: spec.lingerMs,
+    recordBytes,
+  };
+}
+
+function pointOf(spec: PointSpec, measured: Measured, input: ModelInput | undefined): ProducerPoint {
+  const prediction = input ? predict(input) : null;
+  return {
+    lingerMs: spec.lingerMs,
+    batchBytes: spec.batchBytes,
+    prediction,
+    measured,
+    batchRatio: prediction ? measured.meanBatchBytes / prediction.meanBatchBytes : null,
+    model: input ? checkModel(input, measured) : null,
+  };
 }
 
 /** Key + value bytes a batch of `frameBytes` holds (each entry adds 8 length bytes; the frame has its header). */
@@ -358,55 +361,5 @@ function stallFigures(rss: RssSampler, r: Resolved, options: ProducerBenchOption
     rssGrowthLimitBytes: r.bufferBytes + MIB_64,
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 120_000,
     maxSettleMs: measured.maxSettleMs,
-  };
-}
-
-/**
- * Figures over all producers. Means are weighted by each producer's batches; a percentile is the median of the
- * producers' (p50) or their maximum (p99, max): every producer carries the same share of the load.
- */
-function combine(
-  loads: readonly LoadFigures[],
-  metrics: readonly ProducerMetrics[],
-  wallMs: number,
-  recordBytes: number,
-): Omit<Measured, 'eventLoopDelayMs'> {
-  const sum = (f: (m: ProducerMetrics) => number): number => metrics.reduce((a, m) => a + f(m), 0);
-  const requests = sum((m) => m['request-total']);
-  const weighted = (f: (m: ProducerMetrics) => number): number =>
-    requests === 0 ? 0 : sum((m) => f(m) * m['request-total']) / requests;
-  const median = (f: (m: ProducerMetrics) => number): number =>
-    [...metrics.map(f)].sort((a, b) => a - b)[(metrics.length - 1) >> 1] ?? 0;
-  const max = (f: (m: ProducerMetrics) => number): number => Math.max(0, ...metrics.map(f));
-  const acked = loads.reduce((a, l) => a + l.acked, 0);
-  const batchRecordsAvg = weighted((m) => m['batch-records-avg']);
-  return {
-    acked,
-    failed: loads.reduce((a, l) => a + l.failed, 0),
-    uncertain: loads.reduce((a, l) => a + l.uncertain, 0),
-    wallMs,
-    recordsPerSec: perSecond(acked, wallMs),
-    mbPerSec: perSecond(acked * recordBytes, wallMs) / MB,
-    requestsPerSec: perSecond(requests, wallMs),
-    meanBatchBytes: batchRecordsAvg * recordBytes,
-    batchFrameBytes: {
-      avg: weighted((m) => m['batch-size-avg']),
-      p50: median((m) => m['batch-size-p50']),
-      p99: max((m) => m['batch-size-p99']),
-    },
-    batchRecords: { avg: batchRecordsAvg, max: max((m) => m['batch-records-max']) },
-    queueTimeMs: {
-      avg: weighted((m) => m['record-queue-time-avg']),
-      p50: median((m) => m['record-queue-time-p50']),
-      p99: max((m) => m['record-queue-time-p99']),
-      max: max((m) => m['record-queue-time-max']),
-    },
-    maxSettleMs: Math.max(0, ...loads.map((l) => l.maxSettleMs)),
-    arrivalBurstRecords:
-      loads.reduce((a, l) => a + l.burstSquares, 0) /
-      Math.max(
-        1,
-        loads.reduce((a, l) => a + l.burstRecords, 0),
-      ),
   };
 }

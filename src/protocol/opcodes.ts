@@ -104,7 +104,8 @@ export type IsolationLevel = (typeof Isolation)[keyof typeof Isolation];
 /** The isolation levels as a client's options spell them (both backends use these names). */
 export type IsolationName = 'read_uncommitted' | 'read_committed';
 export const FetchFlag = { BATCHED: 0x01, HEADERS: 0x02 } as const;
-export const BatchFlag = { IDEMPOTENT: 0x01, HEADERS: 0x02, PARTITION: 0x04 } as const;
+/** WINDOW (crater, docs/extensions.md): with IDEMPOTENT, the broker deduplicates against its last 5 batches. */
+export const BatchFlag = { IDEMPOTENT: 0x01, HEADERS: 0x02, PARTITION: 0x04, WINDOW: 0x08 } as const;
 export const OffsetsFlag = { HWM_EXACT: 0x01, LSO_KNOWN: 0x02, LOCAL: 0x04 } as const;
 export const ForTimesFlag = { FOUND: 0x01 } as const;
 export const ListOffsetsMode = { BOUNDS: 0, TIMESTAMP: 1 } as const;

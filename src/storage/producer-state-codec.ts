@@ -11,6 +11,7 @@
  *   memo v1    u32 last_seq · u64 last_offset · u32 last_partition        16 bytes, legacy, read only
  *   memo v2    v1 · u16 epoch                                             18 bytes, single-record produce
  *   memo v3    v2 · u32 base_seq · u32 count · count × (u32 partition · u64 offset)     batch produce
+ *   window     v3 · crater window tail (producer-state-window.ts): the older batches of a windowed producer
  *   no ack     a v2 memo with last_partition 0 and last_offset 0: the request after last_seq did not land
  *   allocator  u64 next_pid                                               8 bytes
  *   tombstone  a zero-length value under the same key
@@ -23,6 +24,7 @@ import type { DecodeFailureKind } from '../errors.js';
 import { fnv1a32 } from '../protocol/fnv1a.js';
 import type { Reader } from '../protocol/reader.js';
 import { decodeStrict, readerOver } from './strict-decode.js';
+import { type WindowTailBatch, readWindowTail, windowTailSize, writeWindowTail } from './producer-state-window.js';
 
 export const PRODUCER_STATE_TOPIC = '__producer_state';
 export const PRODUCER_STATE_PARTITIONS = 16;
@@ -57,7 +59,9 @@ export interface SequenceMemo {
   epoch: number | undefined;
   /** The acks of the memoized batch (v3 only), replayed for an exact duplicate. */
   batch: { baseSeq: number; acks: MemoAck[] } | undefined;
-  /** Why bytes after the v2 part were not taken as a v3 tail; the memo then acts as v2. */
+  /** The crater window tail after the v3 part: older batches, newest first. */
+  window?: WindowTailBatch[] | undefined;
+  /** Why bytes after the v2 part were not taken as a v3 tail (the memo then acts as v2), or after v3 as a window. */
   ignoredTail?: string | undefined;
 }
 
@@ -68,6 +72,8 @@ export interface SequenceMemoToStore {
   lastPartition: number;
   epoch: number;
   batch?: { baseSeq: number; acks: readonly MemoAck[] } | undefined;
+  /** Written only with `batch`. */
+  window?: readonly WindowTailBatch[] | undefined;
 }
 
 /**
@@ -169,7 +175,9 @@ export function decodeIdentityValue(value: Uint8Array): ProducerStateResult<Prod
 
 export function encodeMemoValue(memo: SequenceMemoToStore): Buffer {
   const acks = memo.batch?.acks;
-  const v = Buffer.allocUnsafe(18 + (acks ? 8 + acks.length * 12 : 0));
+  const v3 = 18 + (acks ? 8 + acks.length * 12 : 0);
+  const window = acks ? memo.window : undefined;
+  const v = Buffer.allocUnsafe(v3 + windowTailSize(window));
   v.writeUInt32BE(memo.lastSeq, 0);
   v.writeBigUInt64BE(memo.lastOffset, 4);
   v.writeUInt32BE(memo.lastPartition, 12);
@@ -183,6 +191,7 @@ export function encodeMemoValue(memo: SequenceMemoToStore): Buffer {
       v.writeBigUInt64BE(ack.offset, p + 4);
       p += 12;
     }
+    if (window && window.length > 0) writeWindowTail(v, v3, window);
   }
   return v;
 }
@@ -226,6 +235,11 @@ function readMemo(r: Reader): SequenceMemo {
   for (let i = 0; i < count; i++) acks[i] = { partition: r.u32('ack partition'), offset: r.u64('ack offset') };
   memo.version = 3;
   memo.batch = { baseSeq, acks };
+  if (r.remaining > 0) {
+    const { window, ignored } = readWindowTail(r);
+    memo.window = window;
+    memo.ignoredTail = ignored;
+  }
   return memo;
 }
 

@@ -4,12 +4,22 @@
  * broker that stopped answering). Every socket and the listener close with close().
  */
 import net from 'node:net';
-import { FrameDecoder } from '../../src/protocol/frame-decoder.js';
+import { type Frame, FrameDecoder } from '../../src/protocol/frame-decoder.js';
+
+/** A frame's bytes again: u32 length · u8 op · 16-byte correl · payload (wire.md §1). */
+function encodeFrame(f: Frame): Buffer {
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(1 + f.correl.length + f.payload.length, 0);
+  head.writeUInt8(f.op, 4);
+  return Buffer.concat([head, f.correl, f.payload]);
+}
 
 export class DroppingProxy {
   private readonly server = net.createServer((socket) => this.accept(socket));
   private readonly sockets = new Set<net.Socket>();
   armedOp: number | undefined;
+  /** Replies of `armedOp` passed on before the one that is cut (0: the first is cut). */
+  armedSkip = 0;
   holding = false;
   dropped = 0;
 
@@ -36,17 +46,31 @@ export class DroppingProxy {
     socket.on('data', (d) => upstream.write(d));
     upstream.on('data', (d: Buffer) => {
       const frames = decoder.push(d);
-      if (this.armedOp !== undefined && frames.some((f) => f.op === this.armedOp)) {
+      const cut = this.armedOp === undefined ? -1 : this.cutAt(frames);
+      if (cut >= 0) {
         this.armedOp = undefined;
         this.dropped++;
+        // The replies before the cut one still reach the client: the connection drops right after them.
+        if (!this.holding) for (const f of frames.slice(0, cut)) socket.write(encodeFrame(f));
         socket.destroy();
         upstream.destroy();
         return;
       }
-      if (!this.holding) socket.write(d);
+      // Frame by frame, so that a cut can pass on exactly the replies before it.
+      if (!this.holding) for (const f of frames) socket.write(encodeFrame(f));
     });
     socket.on('close', () => upstream.destroy());
     upstream.on('close', () => socket.destroy());
+  }
+
+  /** The index in `frames` of the reply to cut at, or −1 (counting down armedSkip past earlier matches). */
+  private cutAt(frames: readonly Frame[]): number {
+    for (let i = 0; i < frames.length; i++) {
+      if (frames[i]!.op !== this.armedOp) continue;
+      if (this.armedSkip === 0) return i;
+      this.armedSkip--;
+    }
+    return -1;
   }
 
   async close(): Promise<void> {

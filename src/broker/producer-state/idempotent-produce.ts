@@ -14,6 +14,7 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { Limits } from '../../protocol/limits.js';
+import { BatchFlag } from '../../protocol/opcodes.js';
 import type { ProduceBatch, ProduceBatchAck } from '../../protocol/messages/produce-batch.js';
 import type { ProduceAck } from '../../protocol/messages/produce.js';
 import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from '../core.js';
@@ -36,6 +37,7 @@ import type { Topic } from '../topics.js';
 import { checkReplay, failSession, sessionFailed } from './replay-check.js';
 import { type ProducerBinding, bindingOf, stateFor } from './binding.js';
 import {
+  INITIAL_STATE,
   type SequenceState,
   afterBatch,
   afterSingle,
@@ -43,6 +45,7 @@ import {
   checkSingle,
   lastSeqOf,
   nextSeq,
+  windowedDuplicate,
 } from './sequence-table.js';
 
 export interface IdempotentHeader {
@@ -285,17 +288,23 @@ export function produceIdempotentBatch(
   fence(binding, request.epoch!);
   const baseSeq = request.baseSeq!;
   const state = stateFor(binding, request.topic);
-  const { outcome } = checkBatch(state, { baseSeq, count });
+  // BATCH_FLAG_WINDOW (crater, docs/extensions.md): the last WINDOW_BATCHES batches are duplicates, not only the last.
+  const windowed = (request.flags & BatchFlag.WINDOW) !== 0;
+  const sequence = { baseSeq, count, windowed };
+  const { outcome } = checkBatch(state, sequence);
   if (outcome === 'session-failed') throw sessionFailed();
   if (outcome === 'out-of-order') throw outOfOrder(state, `batch base ${baseSeq}..${lastSeqOf(baseSeq, count)}`);
-  if (outcome === 'replay') {
-    const acks = [...state!.batch!.acks];
-    const checked = checkReplay(broker, request.topic, state!, acks);
+  if (outcome === 'replay' || outcome === 'replay-window') {
+    const memo =
+      outcome === 'replay' ? { ...state!.batch!, durable: state!.durable } : windowedDuplicate(state!, sequence)!;
+    const acks = [...memo.acks];
+    const checked = checkReplay(broker, request.topic, { durable: memo.durable }, acks, state);
     return replyAfter(conn, checked, () => send({ acks, errorCode: ErrorCode.NONE, errorMessage: '' }), op, correl);
   }
   const epoch = binding.epoch;
+  const previous = windowed ? (state ?? INITIAL_STATE) : undefined;
   const applied = apply(broker, conn, binding, request.topic, request.codec, request.records, (a) =>
-    afterBatch(baseSeq, epoch, a),
+    afterBatch(baseSeq, epoch, a, previous),
   );
   const respond = ({ acks, error, work }: Applied): Promise<void> | undefined =>
     replyAfter(

@@ -36,11 +36,12 @@ export function failSession(binding: ProducerBinding, topic: string, state: Sequ
 export async function checkReplay(
   broker: BrokerCore,
   topicName: string,
-  state: SequenceState,
+  state: Pick<SequenceState, 'durable' | 'failed'>,
   acks: readonly MemoAck[],
+  current: Pick<SequenceState, 'failed'> = state,
 ): Promise<void> {
   await state.durable;
-  if (state.failed) throw sessionFailed();
+  if (state.failed || current.failed) throw sessionFailed();
   const topic = broker.topics.requireTopic(topicName);
   if (broker.config.acks === 'none') return;
   for (const ack of acks) {

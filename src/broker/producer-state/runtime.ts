@@ -186,6 +186,7 @@ export class ProducerStateRuntime implements ProducerStates {
         lastPartition: ack.partition,
         epoch: binding.epoch,
         batch: state.lastAck ? state.batch : undefined,
+        window: state.window,
       }),
     ]);
   }
@@ -276,6 +277,7 @@ export class ProducerStateRuntime implements ProducerStates {
           epoch: memo.epoch,
           lastAck: noAck ? undefined : { partition: memo.lastPartition, offset: memo.lastOffset },
           batch: memo.batch,
+          window: memo.window,
         });
         if (writtenAt > producer.lastWriteAt) producer.lastWriteAt = writtenAt;
       }

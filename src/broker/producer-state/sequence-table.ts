@@ -18,6 +18,11 @@ export interface SequenceState {
   lastAck: MemoAck | undefined;
   /** The memoized batch (v3): replayed for an exact duplicate. */
   batch: { baseSeq: number; acks: readonly MemoAck[] } | undefined;
+  /**
+   * The batches before `batch`, newest first (at most WINDOW_BATCHES − 1), kept only while the producer sends with
+   * BATCH_FLAG_WINDOW (a crater extension, docs/extensions.md): a duplicate of any of them is replayed too.
+   */
+  window?: readonly WindowedBatch[] | undefined;
   /** Settles when the write that produced this state is durable (or failed to be); a replay waits for it. */
   durable?: Promise<void> | undefined;
   /**
@@ -27,7 +32,17 @@ export interface SequenceState {
   failed?: boolean | undefined;
 }
 
-export type SequenceOutcome = 'append' | 'replay' | 'out-of-order' | 'session-failed';
+/** An older batch of the window, with the settling of the write that memoized it (a replay waits for it). */
+export interface WindowedBatch {
+  baseSeq: number;
+  acks: readonly MemoAck[];
+  durable?: Promise<void> | undefined;
+}
+
+/** Batches a windowed (pid, topic) remembers, the last one included: the client's in-flight limit per topic. */
+export const WINDOW_BATCHES = 5;
+
+export type SequenceOutcome = 'append' | 'replay' | 'replay-window' | 'out-of-order' | 'session-failed';
 
 export interface SingleRequest {
   seq: number;
@@ -36,6 +51,8 @@ export interface SingleRequest {
 export interface BatchRequest {
   baseSeq: number;
   count: number;
+  /** BATCH_FLAG_WINDOW: the older batches of the window count as duplicates too. */
+  windowed?: boolean | undefined;
 }
 
 interface Rule<R> {
@@ -81,9 +98,20 @@ export const batchRules: readonly Rule<BatchRequest>[] = [
       s.batch !== undefined && s.batch.baseSeq === r.baseSeq && s.lastSeq === lastSeqOf(r.baseSeq, r.count),
     outcome: 'replay',
   },
+  {
+    when: 'windowed: exact duplicate of an older batch of the window',
+    test: (s, r) => r.windowed === true && windowedDuplicate(s, r) !== undefined,
+    outcome: 'replay-window',
+  },
   { when: 'base = last + 1', test: (s, r) => r.baseSeq === nextSeq(s.lastSeq), outcome: 'append' },
   { when: 'anything else (overlap, gap or regression)', test: () => true, outcome: 'out-of-order' },
 ];
+
+/** The older batch of the window that `request` repeats exactly (same base, same last sequence), if any. */
+export function windowedDuplicate(state: SequenceState, request: BatchRequest): WindowedBatch | undefined {
+  const last = lastSeqOf(request.baseSeq, request.count);
+  return state.window?.find((b) => b.baseSeq === request.baseSeq && lastSeqOf(b.baseSeq, b.acks.length) === last);
+}
 
 export const INITIAL_STATE: SequenceState = Object.freeze({
   lastSeq: -1,
@@ -121,12 +149,28 @@ export function afterSingle(seq: number, epoch: number, ack: MemoAck): SequenceS
   return { lastSeq: seq, epoch, lastAck: ack, batch: undefined };
 }
 
-/** The state after `acks.length` records of a batch landed (a partial append memoizes its prefix). */
-export function afterBatch(baseSeq: number, epoch: number, acks: readonly MemoAck[]): SequenceState {
-  return {
+/**
+ * The state after `acks.length` records of a batch landed (a partial append memoizes its prefix). With `previous`
+ * (a windowed request), the previous state's batch and window of the same epoch move into the window.
+ */
+export function afterBatch(
+  baseSeq: number,
+  epoch: number,
+  acks: readonly MemoAck[],
+  previous?: SequenceState,
+): SequenceState {
+  const state: SequenceState = {
     lastSeq: lastSeqOf(baseSeq, acks.length),
     epoch,
     lastAck: acks[acks.length - 1],
     batch: { baseSeq, acks },
   };
+  if (previous) state.window = windowAfter(previous, epoch);
+  return state;
+}
+
+function windowAfter(previous: SequenceState, epoch: number): WindowedBatch[] | undefined {
+  if (previous.epoch !== epoch || !previous.batch) return undefined;
+  const newest = { ...previous.batch, durable: previous.durable };
+  return [newest, ...(previous.window ?? [])].slice(0, WINDOW_BATCHES - 1);
 }

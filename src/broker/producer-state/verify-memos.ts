@@ -86,6 +86,7 @@ export async function verifyLastMemos(
       if (!logs) continue;
       const repair = await repairMemo({ producerId, topic, memo, logs, who }, logger);
       if (repair) repairs.push(repair);
+      else dropUnbackedWindow(memo, logs, { producerId: producerId.toString(), topic }, logger);
     }
   }
   return repairs;
@@ -174,4 +175,26 @@ function landed(
     lastEnd.set(partition, s.end);
   });
   return { firstPresent, lastEnd };
+}
+
+/**
+ * A crater window (older batches of a windowed producer) is kept only when every record it names is in the logs: a
+ * power loss can take an older batch's unsynced records while a later memo survived, and a resend of that batch
+ * must then not be answered with acks for records that are gone (it gets ERR 11 instead).
+ */
+function dropUnbackedWindow(
+  memo: SequenceMemo,
+  logs: readonly PartitionLog[],
+  who: { producerId: string; topic: string },
+  logger: Logger,
+): void {
+  const missing = memo.window?.some((b) =>
+    b.acks.some((a) => {
+      const log = logs[a.partition - 1];
+      return !log || a.offset >= log.logEndOffset;
+    }),
+  );
+  if (!missing) return;
+  memo.window = undefined;
+  logger.warn('a __producer_state window names records that are gone; its older batches are not deduplicated', who);
 }

@@ -1,25 +1,19 @@
 /**
  * An idempotent producer (semantics.md §5): INIT_PRODUCER_ID once, then every record carries (pid, seq, epoch)
- * with one sequence counter per topic. Sends go one at a time, so a counter never runs ahead of what the broker
- * has acknowledged.
+ * with one sequence counter per topic.
  *
- * Bookkeeping (wire.md §13.5): the counter advances by the acks received, never by the records sent. After a
- * partial batch the caller's resend of the tail starts at last + 1 and lands as fresh records. When a reply is lost
- * (timeout, dropped connection) the same request is sent again with the same sequence, and the broker answers with
- * the acks it memoized the first time instead of appending again. Across a new connection this needs the same
- * session: a named producer resumes its (pid, epoch) on a crater broker (init-producer-id.ts). Where that is not
- * possible (an ephemeral producer, a broker that is not crater, a session fenced meanwhile) the retry would not be
- * deduplicated, so the send fails with a ConnectionError saying its outcome is unknown, and the next send starts
- * a new session.
- *
- * After a broker error the error-code table (protocol/error-codes.ts, `errorRule`) alone decides: a retriable code
- * resends the same request with the same sequence; a code that may have left state on the broker for the sequence
- * (ERR 7 after a failed fsync, ERR 11, …) ends the session, so the next send starts a new one (INIT_PRODUCER_ID: a
- * new epoch, sequences from 0) and no other record can ever ride the old sequence; 'keep' codes leave the sequence
- * for the next record. Inside a transaction the new session waits until the transaction has ended.
+ * On a crater broker, outside transactions, batches of encoded entries go several per topic at once over the
+ * idempotent window (idempotent-window.ts: sequences given when written). Everything else goes one request at a
+ * time, and the counter advances by the acks received (wire.md §13.5): after a partial batch the resend of the
+ * tail starts at last + 1. A lost reply is resent with the same sequence and answered with the memoized acks;
+ * across a new connection that needs the same session, which a named producer resumes on a crater broker
+ * (init-producer-id.ts). Where it cannot (an ephemeral producer, a broker that is not crater, a session fenced
+ * meanwhile) the send fails with a ConnectionError saying its outcome is unknown, and the next send starts a new
+ * session. After a broker error the error-code table alone decides (idempotent-rules.ts): a retriable code resends
+ * the same sequence; a code that may have left state for the sequence ends the session (inside a transaction once
+ * it has ended); 'keep' codes leave the sequence for the next record.
  */
-import { BrokerError, ConnectionError, CraterError, TimeoutError, UsageError } from '../../errors.js';
-import { errorRule } from '../../protocol/error-codes.js';
+import { BrokerError, ConnectionError, CraterError, UsageError } from '../../errors.js';
 import { Caps, Limits } from '../../protocol/limits.js';
 import { InitProducerIdRequest, ProducerIdReply } from '../../protocol/messages/init-producer-id.js';
 import { ProduceAckReply } from '../../protocol/messages/produce.js';
@@ -27,10 +21,6 @@ import { ProduceBatchAckReply, ProduceBatchRequest } from '../../protocol/messag
 import { ProduceIdempotentRequest } from '../../protocol/messages/produce-idempotent.js';
 import { BatchFlag } from '../../protocol/opcodes.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './connection.js';
-import { BeginTxnRequest } from '../../protocol/messages/begin-txn.js';
-import { OkReply } from '../../protocol/messages/control.js';
-import { EndTxnRequest } from '../../protocol/messages/end-txn.js';
-import { TxnOffsetCommitRequest } from '../../protocol/messages/txn-offset-commit.js';
 import type { BatchFraming, EncodedEntries, ProduceSink, SendOptions, SinkTransactions } from '../producer/sink.js';
 import { ChunkedEntryWriter, EncodedProduceBatchRequest, moonmqFraming } from './batch-entries.js';
 import {
@@ -46,11 +36,18 @@ import {
 } from './produce-ops.js';
 import type { Session } from './session.js';
 import { validateBatchCount, validateBytes, validateString, validateTopicName } from '../validate.js';
+import {
+  type Current,
+  IdempotentWindow,
+  type ProducerIdentity,
+  WINDOW_IN_FLIGHT,
+  sendWindowed,
+} from './idempotent-window.js';
+import { connectWithRetries, sessionAfterError, withRetries } from './idempotent-rules.js';
+import { sinkTransactions } from './idempotent-transactions.js';
 
-export interface ProducerIdentity {
-  producerId: bigint;
-  epoch: number;
-}
+export type { ProducerIdentity } from './idempotent-window.js';
+export { resendAfterError, sessionAfterError } from './idempotent-rules.js';
 
 export interface IdempotentSinkOptions {
   /** Empty or absent: an ephemeral producer (state on the connection only); a name: durable, fenced by epoch. */
@@ -67,30 +64,6 @@ const U32 = 0x1_0000_0000;
 const FRAMING = moonmqFraming(true);
 const DEFAULT_MAX_RETRIES = 5;
 const DEFAULT_RECONNECT_ATTEMPTS = 20;
-/** The pause before resending after a retriable broker error (ERR 6, ERR 20), doubling up to the maximum. */
-const RETRY_PAUSE_MS = 50;
-const MAX_RETRY_PAUSE_MS = 1_000;
-
-/**
- * What the producer's session does after the broker answered `code` (from the table only): go on, start a new one
- * before the next request, or, inside an open transaction, start one once the transaction has ended.
- */
-export function sessionAfterError(
-  code: number,
-  inTransaction: boolean,
-): 'keep' | 'new-session' | 'new-session-after-transaction' {
-  if (errorRule(code).producer !== 'new-session') return 'keep';
-  return inTransaction ? 'new-session-after-transaction' : 'new-session';
-}
-
-/** Whether the request that got `code` is resent (same sequence) on attempt `attempt` of at most `maxRetries`. */
-export function resendAfterError(code: number, attempt: number, maxRetries: number): boolean {
-  return errorRule(code).retriable && attempt < maxRetries;
-}
-
-function isLostReply(error: unknown): boolean {
-  return error instanceof TimeoutError || error instanceof ConnectionError;
-}
 
 export class IdempotentSink implements ProduceSink {
   readonly framing: BatchFraming = FRAMING;
@@ -110,6 +83,21 @@ export class IdempotentSink implements ProduceSink {
    * outside it.
    */
   holdSession = false;
+  /** Counts the producer sessions (INIT_PRODUCER_ID) this sink started; the window tells stale requests by it. */
+  private sessions = 0;
+  private resuming: Promise<Current> | undefined;
+  private readonly window = new IdempotentWindow({
+    ready: () => this.ready(),
+    resume: (from, cause) => this.resumeShared(from, cause),
+    generation: () => this.sessions,
+    endSession: () => this.endSession(),
+    assign: (topic, count) => {
+      const seq = this.sequenceFor(topic);
+      this.advance(topic, count);
+      return seq;
+    },
+    maxRetries: () => this.options.maxRetries ?? DEFAULT_MAX_RETRIES,
+  });
 
   /**
    * `borrowed` (a client's connection) is used until it is lost and is never closed here; sessions opened through
@@ -124,6 +112,19 @@ export class IdempotentSink implements ProduceSink {
     if (!borrowed && !options.reconnect)
       throw new UsageError('an idempotent producer needs a session or a way to open one');
     this.session = borrowed;
+  }
+
+  /**
+   * 5 on a crater broker (the idempotent window, docs/extensions.md) outside a transaction, else 1: MoonMQ
+   * remembers only the last batch of a (pid, topic), so a second batch in flight could not be deduplicated.
+   */
+  get inFlightPerTopic(): number {
+    return this.windowed() ? WINDOW_IN_FLIGHT : 1;
+  }
+
+  private windowed(): boolean {
+    const session = this.session;
+    return session !== undefined && !session.conn.closed && session.server.isCrater && !this.holdSession;
   }
 
   /** The producer id and epoch of the current session, once the first send initialised it. */
@@ -195,6 +196,8 @@ export class IdempotentSink implements ProduceSink {
     validateTopicName(topic);
     validateBatchCount(entries.count, Limits.idempotentBatchRecords);
     const codec = codecId(options.codec);
+    if (this.windowed() && !this.closed)
+      return sendWindowed(this.window, topic, entries, codec, options, () => this.tail);
     const flags = BatchFlag.IDEMPOTENT | (entries.withHeaders ? BatchFlag.HEADERS : 0);
     return this.sequenced(topic, entries.withHeaders, (session, id, baseSeq) => {
       const message = { flags, codec, topic, ...id, baseSeq, entries };
@@ -212,25 +215,7 @@ export class IdempotentSink implements ProduceSink {
   /** BEGIN_TXN, TXN_OFFSET_COMMIT and END_TXN on this sink's session, in order with its sends. */
   transactions(): SinkTransactions {
     if (!this.durable) throw new UsageError('transactions need a durable producer: give the producer a producerName');
-    return {
-      begin: async () => {
-        await this.exclusive((session) => session.conn.request(BeginTxnRequest, {}, OkReply), true);
-        this.holdSession = true;
-      },
-      sendOffsets: async (group, offsets) => {
-        const message = { group, offsets: [...offsets] };
-        await this.exclusive((session) => session.conn.request(TxnOffsetCommitRequest, message, OkReply), false);
-      },
-      end: async (commit) => {
-        // The END_TXN may be resent on a resumed session: a repeated decision tells the outcome.
-        this.holdSession = false;
-        try {
-          await this.exclusive((session) => session.conn.request(EndTxnRequest, { commit }, OkReply), true);
-        } finally {
-          this.transactionEnded();
-        }
-      },
-    };
+    return sinkTransactions(this);
   }
 
   /** One idempotent batch at the topic's next sequence, resent after a lost reply. */
@@ -258,6 +243,7 @@ export class IdempotentSink implements ProduceSink {
 
   async flush(): Promise<void> {
     await this.tail;
+    await this.window.idle();
   }
 
   async close(): Promise<void> {
@@ -270,7 +256,7 @@ export class IdempotentSink implements ProduceSink {
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new UsageError('send on a closed idempotent producer'));
-    const run = this.tail.then(fn);
+    const run = this.tail.then(() => this.window.idle()).then(fn);
     this.tail = run.then(
       () => undefined,
       () => undefined,
@@ -282,14 +268,20 @@ export class IdempotentSink implements ProduceSink {
   transactionEnded(): void {
     if (!this.sessionSpent) return;
     this.sessionSpent = false;
+    this.endSession();
+  }
+
+  /** The next request starts a new producer session (INIT_PRODUCER_ID: a new epoch, sequences from 0). */
+  private endSession(): void {
     this.identity = undefined;
+    this.sessions += 1;
   }
 
   /** Applies the error-code table's producer rule after the broker answered `code`. */
   private afterBrokerError(code: number): void {
     const next = sessionAfterError(code, this.holdSession);
     if (next === 'new-session-after-transaction') this.sessionSpent = true;
-    else if (next === 'new-session') this.identity = undefined;
+    else if (next === 'new-session') this.endSession();
   }
 
   private advance(topic: string, n: number): void {
@@ -301,31 +293,16 @@ export class IdempotentSink implements ProduceSink {
    * that resumed the same session) or a retriable broker error. Any other broker error is final; the table's
    * producer rule then says whether the session survives it.
    */
-  private async withRetries<T>(
-    current: { session: Session; id: ProducerIdentity },
+  private withRetries<T>(
+    current: Current,
     request: (session: Session, id: ProducerIdentity) => Promise<T>,
   ): Promise<T> {
-    const maxRetries = this.options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    let { session, id } = current;
-    let pause = RETRY_PAUSE_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await request(session, id);
-      } catch (error) {
-        if (error instanceof BrokerError) {
-          if (!resendAfterError(error.errorCode, attempt, maxRetries)) {
-            this.afterBrokerError(error.errorCode);
-            throw error;
-          }
-          await new Promise((resolve) => setTimeout(resolve, pause));
-          pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS);
-          continue;
-        }
-        if (!isLostReply(error) || attempt >= maxRetries) throw error;
-        if (session.conn.closed && this.holdSession) throw error;
-        if (session.conn.closed) ({ session, id } = await this.resume(error as CraterError));
-      }
-    }
+    return withRetries(current, request, {
+      maxRetries: this.options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      afterBrokerError: (code) => this.afterBrokerError(code),
+      holdSession: () => this.holdSession,
+      resume: (from, cause) => this.resumeShared(from, cause),
+    });
   }
 
   /** The current session and identity: a new connection and a new producer session after an unrecoverable loss. */
@@ -337,7 +314,10 @@ export class IdempotentSink implements ProduceSink {
       // A durable producer keeps its session (and sequences) when the broker lets it resume; else a new one starts.
       if (this.identity && this.producerName !== '') {
         try {
-          return await this.resume(new ConnectionError('the connection was lost between requests'));
+          return await this.resumeShared(
+            this.session!,
+            new ConnectionError('the connection was lost between requests'),
+          );
         } catch (error) {
           if (!(error instanceof ConnectionError) || this.session === undefined || this.session.conn.closed)
             throw error;
@@ -345,7 +325,7 @@ export class IdempotentSink implements ProduceSink {
       } else {
         await this.replaceSession();
       }
-      this.identity = undefined;
+      this.endSession();
     }
     const session = this.session!;
     if (!this.identity) {
@@ -355,15 +335,31 @@ export class IdempotentSink implements ProduceSink {
         ProducerIdReply,
       );
       this.nextSeq.clear();
+      this.sessions += 1;
     }
     return { session, id: this.identity };
+  }
+
+  /** resume(), once for every request that lost `from`; the session that replaced it when that already happened. */
+  private resumeShared(from: Session, cause: CraterError): Promise<Current> {
+    const current = this.session;
+    if (current && current !== from && !current.conn.closed && this.identity)
+      return Promise.resolve({ session: current, id: this.identity });
+    if (!this.identity)
+      return Promise.reject(
+        new ConnectionError('connection lost with a request in flight whose outcome is unknown', { cause }),
+      );
+    this.resuming ??= this.resume(cause).finally(() => {
+      this.resuming = undefined;
+    });
+    return this.resuming;
   }
 
   /** After the connection dropped mid-request: a new connection bound to the same (pid, epoch), or an error. */
   private async resume(cause: CraterError): Promise<{ session: Session; id: ProducerIdentity }> {
     const id = this.identity!;
     const unknown = (why: string): ConnectionError => {
-      this.identity = undefined;
+      this.endSession();
       return new ConnectionError(`connection lost with a request in flight whose outcome is unknown: ${why}`, {
         cause,
       });
@@ -394,17 +390,9 @@ export class IdempotentSink implements ProduceSink {
     const old = this.session;
     this.session = undefined;
     if (old && old !== this.borrowed) old.conn.destroy();
-    const attempts = this.options.reconnectAttempts ?? DEFAULT_RECONNECT_ATTEMPTS;
-    let pause = 50;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        this.session = await this.options.reconnect!();
-        return;
-      } catch (error) {
-        if (!(error instanceof ConnectionError || error instanceof TimeoutError) || attempt >= attempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, pause));
-        pause = Math.min(pause * 2, 1_000);
-      }
-    }
+    this.session = await connectWithRetries(
+      this.options.reconnect!,
+      this.options.reconnectAttempts ?? DEFAULT_RECONNECT_ATTEMPTS,
+    );
   }
 }

@@ -52,7 +52,8 @@ export class RecordAccumulator {
       options.maxBlockMs,
       options.clock,
     );
-    this.queues = new SendQueues(options.maxInFlight, sink.idempotent ? 1 : options.maxInFlight);
+    const max = options.maxInFlight;
+    this.queues = new SendQueues(max, sink.idempotent ? () => Math.min(max, sink.inFlightPerTopic ?? 1) : () => max);
     this.adapter = new SinkAdapter(sink, options, traits);
   }
 

@@ -45,6 +45,8 @@ function capture(resolve: (o: Outcomes) => void): void {
   captured = resolve;
 }
 
+let nextOrder = 0;
+
 export class ProducerBatch {
   readonly records: ProducerRecord[] = [];
   state: BatchState = 'open';
@@ -66,6 +68,8 @@ export class ProducerBatch {
   readonly done: Promise<Outcomes>;
   /** The batch the unsent records of a partial append moved to. */
   tail: ProducerBatch | undefined;
+  /** Creation order (a tail keeps its batch's): a retry goes back into its key's queue in this order. */
+  order = nextOrder++;
   private readonly outcomes: Outcomes;
 
   /**
@@ -159,6 +163,7 @@ export class ProducerBatch {
       this.deadline,
       undefined,
     );
+    tail.order = this.order;
     const o = this.outcomes;
     for (let i = from; i < this.count; i++) {
       const record = this.records[i]!;

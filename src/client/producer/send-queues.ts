@@ -1,6 +1,7 @@
 /**
  * The accumulator's sealed batches, one queue per key (topic, or topic-partition) in send order, and the in-flight
- * slots: at most `maxInFlight` requests in all and `perKey` per key (1 for an idempotent sink). A batch waiting to
+ * slots: at most `maxInFlight` requests in all and `perKey` per key (for an idempotent sink its
+ * `inFlightPerTopic`: 1, or 5 with crater's idempotent window). A batch waiting to
  * be retried goes back to the head of its queue, so a key's batches leave in order.
  */
 import type { ProducerBatch } from './producer-batch.js';
@@ -10,9 +11,10 @@ export class SendQueues {
   private readonly inFlightByKey = new Map<string, number>();
   private outstanding = 0;
 
+  /** `perKey` is asked on every take: an idempotent sink may allow more once it knows its broker (a window). */
   constructor(
     private readonly maxInFlight: number,
-    private readonly perKey: number,
+    private readonly perKey: () => number,
   ) {}
 
   get inFlight(): number {
@@ -27,9 +29,15 @@ export class SendQueues {
     this.queueOf(batch.key).push(batch);
   }
 
-  /** Back to the head of its queue (a retry). */
+  /**
+   * Back into its queue for a retry, before every batch created after it: batches of one key that fail together (a
+   * window of idempotent batches behind one that did not land) go out again in their first order.
+   */
   unshift(batch: ProducerBatch): void {
-    this.queueOf(batch.key).unshift(batch);
+    const queue = this.queueOf(batch.key);
+    const at = queue.findIndex((b) => b.order > batch.order);
+    if (at < 0) queue.push(batch);
+    else queue.splice(at, 0, batch);
   }
 
   remove(batch: ProducerBatch): void {
@@ -43,9 +51,10 @@ export class SendQueues {
   /** Takes the next batch that may leave now (a slot free, its key under its limit, its head ready) and counts it out. */
   take(): ProducerBatch | undefined {
     if (this.outstanding >= this.maxInFlight) return undefined;
+    const perKey = this.perKey();
     for (const [key, queue] of this.queues) {
       const head = queue[0];
-      if (head === undefined || head.state !== 'ready' || (this.inFlightByKey.get(key) ?? 0) >= this.perKey) continue;
+      if (head === undefined || head.state !== 'ready' || (this.inFlightByKey.get(key) ?? 0) >= perKey) continue;
       queue.shift();
       if (queue.length === 0) this.queues.delete(key);
       this.outstanding += 1;

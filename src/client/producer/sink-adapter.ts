@@ -157,7 +157,8 @@ export class SinkAdapter {
     const topic = batch.topic;
     if (this.partitioned && batch.partition !== undefined)
       return (sink as PartitionedProduceSink).sendPartitionBatch(topic, batch.partition, batch.records, options);
-    if (batch.count === 1 && !batch.withHeaders && this.traits.fixedPartition !== true)
+    const windowed = (sink.inFlightPerTopic ?? 1) > 1;
+    if (batch.count === 1 && !batch.withHeaders && this.traits.fixedPartition !== true && !windowed)
       return sink.send(topic, batch.records[0]!, options).then((ack): BatchResult => ({ acks: [ack] }));
     if (!this.encodes) return sink.sendBatch(topic, batch.records, options);
     // A retry, or a tail, encodes its records again: the first frame took the entries' place.

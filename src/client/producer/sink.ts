@@ -74,8 +74,13 @@ export interface SinkTransactions {
 /** Where a Producer's records go. Implementations may buffer; flush() resolves when everything accepted landed. */
 export interface ProduceSink {
   readonly framing: BatchFraming;
-  /** The sink numbers records per (pid, topic): one batch per topic in flight, at most 1,024 records each. */
+  /** The sink numbers records per (pid, topic): `inFlightPerTopic` batches per topic in flight, at most 1,024 records each. */
   readonly idempotent: boolean;
+  /**
+   * An idempotent sink's batches per topic that may be in flight now (default 1): 5 once a crater broker's idempotent
+   * window is in use (docs/extensions.md), 1 against MoonMQ. Single records then go as batches too.
+   */
+  readonly inFlightPerTopic?: number;
   /** Milliseconds a request waits for its reply unless told otherwise. */
   readonly defaultRequestTimeoutMs: number;
   /** The producer id and epoch of an idempotent sink's current session, once it has one. */

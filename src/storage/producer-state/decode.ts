@@ -4,6 +4,7 @@
  * 26 + 12·count), a v3 tail that is not whole. The codec reads values the way replay does (trailing bytes
  * ignored); the exact sizes are checked here.
  */
+import { windowTailSize } from '../producer-state-window.js';
 import {
   MAX_MEMO_ACKS,
   type SequenceMemo,
@@ -35,7 +36,8 @@ function memoSizeProblem(m: SequenceMemo, bytes: number): string | undefined {
   if (m.version === 1) return bytes === 16 ? undefined : `memo value of ${bytes} bytes: v1 is 16, v2 18`;
   if (m.version === 2)
     return m.ignoredTail ? undefined : bytes === 18 ? undefined : `memo value of ${bytes} bytes: v2 is 18`;
-  const want = 26 + 12 * (m.batch?.acks.length ?? 0);
+  // A crater window tail (producer-state-window.ts) follows the v3 part when the producer used the window.
+  const want = 26 + 12 * (m.batch?.acks.length ?? 0) + windowTailSize(m.window);
   return bytes === want ? undefined : `v3 memo of ${m.batch?.acks.length} acks is ${want} bytes, found ${bytes}`;
 }
 

@@ -1,0 +1,78 @@
+/**
+ * The crater window tail of a `__producer_state` memo (docs/extensions.md, "Idempotent window"): the batches a
+ * (pid, topic) memoized before the last one, kept while the producer sends with BATCH_FLAG_WINDOW, so that a resend
+ * of any in-flight batch after a lost reply is deduplicated after a broker restart too. It follows the v3 part:
+ *
+ *   u32 magic 0x43525749 ("CRWI") · u8 n (1..4) · n × (u32 base_seq · u32 count · count × (u32 partition · u64 offset))
+ *
+ * newest first. MoonMQ reads values as Lua's unpack does and ignores bytes after the v3 part (storage.md), so a MoonMQ
+ * broker replaying this file sees the last batch's v3 memo and only loses the older batches' dedup.
+ */
+import type { Reader } from '../protocol/reader.js';
+
+export const WINDOW_MAGIC = 0x43525749;
+/** Older batches a window tail carries at most (the last batch is the v3 part: five in all). */
+export const MAX_WINDOW_TAIL = 4;
+const MAX_ACKS = 1_024;
+
+export interface WindowAck {
+  partition: number;
+  offset: bigint;
+}
+
+export interface WindowTailBatch {
+  baseSeq: number;
+  acks: readonly WindowAck[];
+}
+
+/** Bytes the window tail of `batches` takes (0 for none). */
+export function windowTailSize(batches: readonly WindowTailBatch[] | undefined): number {
+  if (!batches || batches.length === 0) return 0;
+  return 5 + batches.reduce((n, b) => n + 8 + b.acks.length * 12, 0);
+}
+
+/** Writes the tail at `at` (the buffer is sized by windowTailSize). */
+export function writeWindowTail(v: Buffer, at: number, batches: readonly WindowTailBatch[]): void {
+  if (batches.length > MAX_WINDOW_TAIL) throw new RangeError(`a window tail holds at most ${MAX_WINDOW_TAIL} batches`);
+  v.writeUInt32BE(WINDOW_MAGIC, at);
+  v.writeUInt8(batches.length, at + 4);
+  let p = at + 5;
+  for (const b of batches) {
+    v.writeUInt32BE(b.baseSeq, p);
+    v.writeUInt32BE(b.acks.length, p + 4);
+    p += 8;
+    for (const ack of b.acks) {
+      v.writeUInt32BE(ack.partition, p);
+      v.writeBigUInt64BE(ack.offset, p + 4);
+      p += 12;
+    }
+  }
+}
+
+/**
+ * Reads the bytes after a v3 part: the window when they are a whole window tail, else undefined with the reason
+ * (the bytes are consumed either way: like unpack, a reader ignores what it does not know).
+ */
+export function readWindowTail(r: Reader): { window?: WindowTailBatch[]; ignored?: string } {
+  const total = r.remaining;
+  const rest = r.bytes(total, 'window tail');
+  const ignored = (why: string) => ({ ignored: `${total} bytes after the v3 part ignored: ${why}` });
+  if (total < 5 || rest.readUInt32BE(0) !== WINDOW_MAGIC) return ignored('not a crater window tail');
+  const n = rest.readUInt8(4);
+  if (n < 1 || n > MAX_WINDOW_TAIL) return ignored(`window of ${n} batches outside 1..${MAX_WINDOW_TAIL}`);
+  const window: WindowTailBatch[] = [];
+  let p = 5;
+  for (let i = 0; i < n; i++) {
+    if (p + 8 > total) return ignored('window batch past the end');
+    const baseSeq = rest.readUInt32BE(p);
+    const count = rest.readUInt32BE(p + 4);
+    p += 8;
+    if (count < 1 || count > MAX_ACKS || p + count * 12 > total) return ignored(`window batch of ${count} acks`);
+    const acks = new Array<WindowAck>(count);
+    for (let j = 0; j < count; j++, p += 12)
+      acks[j] = { partition: rest.readUInt32BE(p), offset: rest.readBigUInt64BE(p + 4) };
+    window.push({ baseSeq, acks });
+  }
+  if (p !== total) return ignored(`${total - p} bytes after the window`);
+  return { window };
+}
