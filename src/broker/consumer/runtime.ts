@@ -223,8 +223,18 @@ export class ConsumerService implements ConsumerRuntime {
     return poll(targets, {
       maxRecords,
       allowance: perPartitionAllowance(maxRecords, targets.length),
-      maxBytes: this.settings.pollBytes,
+      maxBytes: this.replyBytes(),
+      framed: true,
     });
+  }
+
+  /**
+   * The reply bytes one poll may produce: the poll budget, and at most half the per-connection send cap, so a reply
+   * written behind a drained queue never trips the cap by itself (the first record alone may pass it, by at most
+   * one frame's worth).
+   */
+  replyBytes(): number {
+    return Math.min(this.settings.pollBytes, Math.floor(this.broker.config.maxPendingSendBytes / 2));
   }
 
   /** Moves the group's cursors past what was handed to the send layer. */
