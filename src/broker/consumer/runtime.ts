@@ -24,6 +24,9 @@ import type { ConsumerRuntimeOptions } from '../subsystem-options.js';
 
 export type { ConsumerRuntimeOptions };
 
+/** What a commit or a rewind needs of a polled partition: where its cursor stood and where the poll left it. */
+export type DeliveredPartition = Pick<PolledPartition, 'target' | 'nextCursor'>;
+
 export const ConsumerDefaults: Required<ConsumerRuntimeOptions> = {
   sessionTimeoutMs: 30_000,
   reaperIntervalMs: 10_000,
@@ -248,7 +251,7 @@ export class ConsumerService implements ConsumerRuntime {
    * with their connection rewind in request order, so "only if still at nextCursor" would leave the cursor past an
    * earlier dropped reply; moving back whenever the cursor is beyond is at-least-once either way.
    */
-  rewind(group: string, parts: readonly PolledPartition[]): void {
+  rewind(group: string, parts: readonly DeliveredPartition[]): void {
     for (const p of parts) {
       const { topic, partition } = p.target;
       const current = this.cursors.get(group, topic, partition);
@@ -262,7 +265,10 @@ export class ConsumerService implements ConsumerRuntime {
    * DESCRIBE_GROUP asked meanwhile waits for it (commitsSettled), so the reply to a FETCH is never followed by a
    * description of the group from before that FETCH.
    */
-  commitOnDelivery(group: string, parts: readonly PolledPartition[], delivered: Promise<void>): void {
+  commitOnDelivery(group: string, polled: readonly PolledPartition[], delivered: Promise<void>): void {
+    // Only where each partition stood and ends: the records and values (views of whole read chunks) must not live
+    // as long as the commit chain, which runs behind the FETCHes when commits' fsyncs are slower than the reads.
+    const parts: DeliveredPartition[] = polled.map((p) => ({ target: p.target, nextCursor: p.nextCursor }));
     const previous = this.pendingCommits.get(group);
     const done: Promise<void> = Promise.all([previous, delivered])
       .then(
@@ -281,7 +287,7 @@ export class ConsumerService implements ConsumerRuntime {
   }
 
   /** One commit per partition whose cursor differs from its committed offset; failures are logged only. */
-  commitDelivered(group: string, parts: readonly PolledPartition[]): Promise<void> {
+  commitDelivered(group: string, parts: readonly DeliveredPartition[]): Promise<void> {
     const commits: OffsetCommit[] = [];
     for (const p of parts) {
       const { topic, partition } = p.target;
