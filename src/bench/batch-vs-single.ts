@@ -127,55 +127,17 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
     try {
       const topic = benchTopicName('bench-bvs');
       await client.createTopic(topic, params.partitions);
-      const data = benchRecords({ count: params.records, valueSize: params.valueSize });
-      const maxBatch = params.idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
       const run: ModeRun = {
         topic,
-        data,
+        data: benchRecords({ count: params.records, valueSize: params.valueSize }),
         send: sender(client, producer, params.codec),
         fsyncs: fsyncMeter(target),
         params,
         progress,
       };
-      progress('warming up');
-      const warm = data.slice(0, Math.min(params.records, 50));
-      await runSingle(run.send, topic, warm, []);
-      await runBatched(run.send, topic, [warm]);
-      progress('measuring the floors: loopback round trip, fsync');
-      const floorDir = target.embedded ? path.dirname(target.embedded.dataDir) : undefined;
-      const floors = await measureFloors(floorDir, FLOOR_SAMPLES, KEY_BYTES + params.valueSize + RECORD_OVERHEAD);
-      const chunks = splitBatch(data, { topic, maxRecords: maxBatch, idempotent: params.idempotent });
-      const { single, batch } = await measureModes(run, chunks);
-      const sweep = batchSizes ? await measureSweep(run, batchSizes) : null;
+      const report = await measureAll(run, target, batchSizes);
       await client.deleteTopic(topic).catch(() => undefined);
-      const enabled = run.fsyncs.enabled;
-      const singleWall = spread(single.wall);
-      const batchWall = spread(batch.wall);
-      const singleLatency = percentiles(single.latencies);
-      return {
-        kind: 'batch-vs-single',
-        broker: target.info,
-        params,
-        single: {
-          wallMs: singleWall,
-          recordsPerSec: rates(params.records, single.wall),
-          frames: params.records,
-          fsyncs: enabled ? single.fsyncs : null,
-          latencyMs: singleLatency,
-        },
-        batch: {
-          wallMs: batchWall,
-          recordsPerSec: rates(params.records, batch.wall),
-          frames: chunks.length,
-          batchSize: Math.min(params.records, maxBatch),
-          fsyncs: enabled ? batch.fsyncs : null,
-        },
-        speedup: batchWall.median > 0 ? singleWall.median / batchWall.median : 0,
-        sweep,
-        floors,
-        singleOverFloor: singleWall.median / params.records / floors.perRecordMs,
-        p99OverFsyncP99: singleLatency.p99 / floors.fsyncMs.p99,
-      };
+      return report;
     } finally {
       await producer?.close();
       await client.close();
@@ -183,6 +145,54 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
   } finally {
     await target.close();
   }
+}
+
+/** Warm-up, the floors, both modes and the optional sweep, on an open topic; the report. */
+async function measureAll(
+  run: ModeRun,
+  target: BenchTarget,
+  batchSizes: readonly number[] | undefined,
+): Promise<BatchVsSingleReport> {
+  const { topic, data, params, progress } = run;
+  const maxBatch = params.idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
+  progress('warming up');
+  const warm = data.slice(0, Math.min(params.records, 50));
+  await runSingle(run.send, topic, warm, []);
+  await runBatched(run.send, topic, [warm]);
+  progress('measuring the floors: loopback round trip, fsync');
+  const floorDir = target.embedded ? path.dirname(target.embedded.dataDir) : undefined;
+  const floors = await measureFloors(floorDir, FLOOR_SAMPLES, KEY_BYTES + params.valueSize + RECORD_OVERHEAD);
+  const chunks = splitBatch(data, { topic, maxRecords: maxBatch, idempotent: params.idempotent });
+  const { single, batch } = await measureModes(run, chunks);
+  const sweep = batchSizes ? await measureSweep(run, batchSizes) : null;
+  const enabled = run.fsyncs.enabled;
+  const singleWall = spread(single.wall);
+  const batchWall = spread(batch.wall);
+  const singleLatency = percentiles(single.latencies);
+  return {
+    kind: 'batch-vs-single',
+    broker: target.info,
+    params,
+    single: {
+      wallMs: singleWall,
+      recordsPerSec: rates(params.records, single.wall),
+      frames: params.records,
+      fsyncs: enabled ? single.fsyncs : null,
+      latencyMs: singleLatency,
+    },
+    batch: {
+      wallMs: batchWall,
+      recordsPerSec: rates(params.records, batch.wall),
+      frames: chunks.length,
+      batchSize: Math.min(params.records, maxBatch),
+      fsyncs: enabled ? batch.fsyncs : null,
+    },
+    speedup: batchWall.median > 0 ? singleWall.median / batchWall.median : 0,
+    sweep,
+    floors,
+    singleOverFloor: singleWall.median / params.records / floors.perRecordMs,
+    p99OverFsyncP99: singleLatency.p99 / floors.fsyncMs.p99,
+  };
 }
 
 interface ModeRun {

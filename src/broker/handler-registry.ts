@@ -2,7 +2,8 @@
  * The only switch on the opcode in the broker: which handler serves a request op, and in which connection states
  * it is allowed (wire.md §1 state machine). HEARTBEAT_REQ/RESP and GOODBYE are served by the connection itself.
  */
-import { Op } from '../protocol/opcodes.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { Op, formatOp } from '../protocol/opcodes.js';
 import { consumerHandlers } from './consumer-handlers.js';
 import type { BrokerCore } from './core.js';
 import type { ConnectionState, RequestHandler } from './handler.js';
@@ -39,6 +40,16 @@ export class HandlerRegistry {
 
   get(op: number): BrokerHandler | undefined {
     return op < 0x80 ? this.table[op] : undefined;
+  }
+
+  /** The handler for `op` in `state`, or the error a request with it gets (ERR_UNKNOWN_OP, ERR_BAD_FRAME). */
+  resolve(state: ConnectionState, op: number): BrokerHandler | { code: number; message: string } {
+    const handler = this.get(op);
+    if (!handler) return { code: ErrorCode.UNKNOWN_OP, message: formatOp(op) };
+    if (!isAllowedIn(state, op)) {
+      return { code: ErrorCode.BAD_FRAME, message: `${formatOp(op)} not allowed in state ${state}` };
+    }
+    return handler;
   }
 }
 

@@ -63,3 +63,19 @@ export class SendBudget {
     }
   }
 }
+
+/**
+ * Past half the send budget the next request waits: for held frames, until they are out (so releasing them in one
+ * burst cannot by itself push a reading client over the budget); for bytes written since the last uncork, one turn
+ * of the event loop, so that what the kernel takes at uncork is not counted. A peer that reads stays under the
+ * budget however deep it pipelines; the backlog of one that does not read grows past it and it is closed.
+ */
+export function dispatchPause(
+  half: number,
+  held: { readonly heldBytes: number; readonly drained: Promise<void> },
+  writtenThisTick: number,
+): Promise<void> | undefined {
+  if (held.heldBytes > half) return held.drained;
+  if (writtenThisTick > half) return new Promise((resolve) => setImmediate(resolve));
+  return undefined;
+}

@@ -8,21 +8,23 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { DecodeError, FrameTooLargeError } from '../errors.js';
+import { FrameTooLargeError } from '../errors.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { type Frame, FrameDecoder } from '../protocol/frame-decoder.js';
 import { type MessageCodec, ZERO_CORREL, emptyMessage, encodeFrame } from '../protocol/message.js';
 import { ErrorFrame } from '../protocol/messages/error.js';
 import { Op, formatOp } from '../protocol/opcodes.js';
 import { type BrokerCore, type OrderedReplies, SESSION_ORDERED_REPLIES } from './core.js';
-import { type ConnectionHandle, type ConnectionState, HandlerError, type RequestContext } from './handler.js';
-import { type HandlerRegistry, isAllowedIn } from './handler-registry.js';
+import type { CloseReason } from './close-reason.js';
+import type { ConnectionHandle, ConnectionState, RequestContext } from './handler.js';
+import type { HandlerRegistry } from './handler-registry.js';
 import { ConnectionWatchdogs, formatSeconds } from './connection-watchdogs.js';
 import { HandshakeClock } from './handshake-clock.js';
-import { publicErrorMessage, withoutServerPaths } from './public-message.js';
+import { withoutServerPaths } from './public-message.js';
+import { failureReply } from './request-failure.js';
 import { ReplyOrder } from './reply-order.js';
 import { RequestQueue } from './request-queue.js';
-import type { BudgetedConnection, SendBudget } from './send-budget.js';
+import { type BudgetedConnection, type SendBudget, dispatchPause } from './send-budget.js';
 
 const HeartbeatRequest = emptyMessage(Op.HEARTBEAT_REQ, 'HEARTBEAT_REQ');
 const HeartbeatResponse = emptyMessage(Op.HEARTBEAT_RESP, 'HEARTBEAT_RESP');
@@ -32,18 +34,7 @@ const MAX_QUEUED_REQUEST_BYTES = 8 * 1_048_576;
 /** How long a graceful close waits for the peer before destroying the socket. */
 const CLOSE_GRACE_MS = 2_000;
 
-export type CloseReason =
-  | 'goodbye'
-  | 'peer-closed'
-  | 'socket-error'
-  | 'protocol-error'
-  | 'handshake-timeout'
-  | 'read-deadline'
-  | 'heartbeat-timeout'
-  | 'pending_send_too_large'
-  | 'send-deadline'
-  | 'handler-requested'
-  | 'broker-stopping';
+export type { CloseReason };
 
 export const SESSION_HANDSHAKE_CLOCK = 'handshake-clock';
 
@@ -320,13 +311,9 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
       this.endGracefully('goodbye');
       return undefined;
     }
-    const handler = this.registry.get(op);
-    if (!handler) {
-      this.sendError(ErrorCode.UNKNOWN_OP, formatOp(op), correl);
-      return undefined;
-    }
-    if (!isAllowedIn(this.state, op)) {
-      this.sendError(ErrorCode.BAD_FRAME, `${formatOp(op)} not allowed in state ${this.state}`, correl);
+    const handler = this.registry.resolve(this.state, op);
+    if (typeof handler !== 'function') {
+      this.sendError(handler.code, handler.message, correl);
       return undefined;
     }
     const ctx: RequestContext<BrokerCore> = { broker: this.broker, conn: this, op, correl, payload: frame.payload };
@@ -340,31 +327,19 @@ export class ServerConnection implements ConnectionHandle, BudgetedConnection {
     return this.backpressure();
   }
 
-  /**
-   * Past half the send budget the next request waits: for held frames, until they are out (so releasing them in
-   * one burst cannot by itself push a reading client over the budget); for bytes written since the last uncork, one
-   * turn of the event loop, so that what the kernel takes at uncork is not counted. A peer that reads stays under
-   * the budget however deep it pipelines; the backlog of one that does not read grows past it and it is closed.
-   */
+  /** The wait before the next request past half the send budget (dispatchPause), if any. */
   private backpressure(): Promise<void> | undefined {
-    const half = this.broker.config.maxPendingSendBytes / 2;
-    if (this.replies.heldBytes > half) return this.replies.drained;
-    if (this.corked && this.socket.writableLength - this.unsentAtUncork > half)
-      return new Promise((resolve) => setImmediate(resolve));
-    return undefined;
+    const writtenThisTick = this.corked ? this.socket.writableLength - this.unsentAtUncork : 0;
+    return dispatchPause(this.broker.config.maxPendingSendBytes / 2, this.replies, writtenThisTick);
   }
 
   private handlerFailed(err: unknown, op: number, correl: Buffer): void {
-    if (err instanceof HandlerError) {
-      if (err.close) this.fail(err.code, err.message, 'protocol-error');
-      else this.sendError(err.code, err.message, correl);
-    } else if (err instanceof DecodeError) {
-      this.sendError(ErrorCode.BAD_FRAME, err.message, correl);
-    } else {
-      const message = err instanceof Error ? err.message : String(err);
-      this.broker.logger.error('request failed', { op: formatOp(op), remote: this.remoteAddress, error: message });
-      this.sendError(ErrorCode.INTERNAL, publicErrorMessage(err, this.broker.dataDir), correl);
+    const reply = failureReply(err, this.broker.dataDir);
+    if (reply.logged !== undefined) {
+      this.broker.logger.error('request failed', { op: formatOp(op), remote: this.remoteAddress, error: reply.logged });
     }
+    if (reply.close) this.fail(reply.code, reply.message, 'protocol-error');
+    else this.sendError(reply.code, reply.message, correl);
   }
 
   /** Sends ERROR with the zero correl and closes, as every teardown error in wire.md §1 does. */

@@ -54,10 +54,13 @@ export class Writer {
     return this;
   }
 
+  /* u32 and u64 store bytes rather than call writeUInt32BE / writeBigUInt64BE: per-record fields of every batch
+     frame and ack come through here, and those calls' argument checks (and the bigint split) cost more than the
+     stores. A u64 below 2^53 (every offset and timestamp in practice) is split as a Number. */
   u32(v: number): this {
     if (v >>> 0 !== v) throw new EncodeError('u32', v);
     this.ensure(4);
-    this.buf.writeUInt32BE(v, this.pos);
+    putU32(this.buf, this.pos, v);
     this.pos += 4;
     return this;
   }
@@ -65,7 +68,13 @@ export class Writer {
   u64(v: bigint): this {
     if (v < 0n || v > U64_MAX) throw new EncodeError('u64', v);
     this.ensure(8);
-    this.buf.writeBigUInt64BE(v, this.pos);
+    const n = Number(v);
+    if (n <= Number.MAX_SAFE_INTEGER) {
+      putU32(this.buf, this.pos, Math.floor(n / TWO_32));
+      putU32(this.buf, this.pos + 4, n >>> 0);
+    } else {
+      this.buf.writeBigUInt64BE(v, this.pos);
+    }
     this.pos += 8;
     return this;
   }
@@ -119,3 +128,12 @@ export function endFrame(w: Writer, frameStart: number): void {
 }
 
 export { FRAME_HEADER_BYTES };
+
+const TWO_32 = 2 ** 32;
+
+function putU32(buf: Uint8Array, pos: number, v: number): void {
+  buf[pos] = v >>> 24;
+  buf[pos + 1] = v >>> 16;
+  buf[pos + 2] = v >>> 8;
+  buf[pos + 3] = v;
+}

@@ -177,25 +177,9 @@ export type ReadResult = { ok: true; record: StoredRecord } | { ok: false; probl
  * allocates from a claimed length: a length prefix past `end` is reported as impossible.
  */
 export function readRecord(buf: Buffer, pos: number, end: number = buf.length): ReadResult {
-  if (end - pos < LENGTH_PREFIX_BYTES) {
-    return { ok: false, problem: 'short-length-prefix', detail: `${end - pos} bytes where an 8-byte length belongs` };
-  }
-  // The length is compared as two u32 halves so the common case builds no bigint; only messages print it whole.
-  const lenHi = buf.readUInt32BE(pos);
-  const lenLo = buf.readUInt32BE(pos + 4);
-  const left = end - pos - LENGTH_PREFIX_BYTES;
-  if (lenHi === 0 && lenLo < MIN_RECORD_BODY) {
-    return {
-      ok: false,
-      problem: 'impossible-length',
-      detail: `length ${lenLo} is below the minimum of ${MIN_RECORD_BODY}`,
-    };
-  }
-  if (lenHi !== 0 || lenLo > left) {
-    const len = buf.readBigUInt64BE(pos);
-    return { ok: false, problem: 'short-body', detail: `length ${len} runs past the end (${left} bytes left)` };
-  }
-  const bodyLen = lenLo;
+  const framed = checkFraming(buf, pos, end);
+  if (!framed.ok) return framed;
+  const { bodyLen } = framed;
   const h = pos + LENGTH_PREFIX_BYTES;
   const attrs = buf[h]!;
   const txn = (attrs & RecordAttr.TRANSACTIONAL) !== 0;
@@ -224,6 +208,40 @@ export function readRecord(buf: Buffer, pos: number, end: number = buf.length): 
   if (crc32Range(buf, payloadStart, payloadEnd) !== buf.readUInt32BE(payloadEnd)) {
     return { ok: false, problem: 'payload-crc', detail: 'payload CRC mismatch' };
   }
+  return readVerified(buf, h, bodyLen, headerLen, keyLen);
+}
+
+type FramingResult = { ok: true; bodyLen: number } | { ok: false; problem: RecordProblem; detail: string };
+
+/** The length prefix at `pos`: present, at least the minimum body, and within `end`. */
+function checkFraming(buf: Buffer, pos: number, end: number): FramingResult {
+  if (end - pos < LENGTH_PREFIX_BYTES) {
+    return { ok: false, problem: 'short-length-prefix', detail: `${end - pos} bytes where an 8-byte length belongs` };
+  }
+  // The length is compared as two u32 halves so the common case builds no bigint; only messages print it whole.
+  const lenHi = buf.readUInt32BE(pos);
+  const lenLo = buf.readUInt32BE(pos + 4);
+  const left = end - pos - LENGTH_PREFIX_BYTES;
+  if (lenHi === 0 && lenLo < MIN_RECORD_BODY) {
+    return {
+      ok: false,
+      problem: 'impossible-length',
+      detail: `length ${lenLo} is below the minimum of ${MIN_RECORD_BODY}`,
+    };
+  }
+  if (lenHi !== 0 || lenLo > left) {
+    const len = buf.readBigUInt64BE(pos);
+    return { ok: false, problem: 'short-body', detail: `length ${len} runs past the end (${left} bytes left)` };
+  }
+  return { ok: true, bodyLen: lenLo };
+}
+
+/** The fields of a record whose framing and CRCs passed (`h` is where its header starts); the header block too. */
+function readVerified(buf: Buffer, h: number, bodyLen: number, headerLen: number, keyLen: number): ReadResult {
+  const attrs = buf[h]!;
+  const txn = headerLen === TXN_HEADER_BYTES;
+  const payloadStart = h + headerLen + 4;
+  const payloadEnd = h + bodyLen - 4;
   const key = buf.subarray(payloadStart, payloadStart + keyLen);
   let valueStart = payloadStart + keyLen;
   let headers: RecordHeader[] | undefined;

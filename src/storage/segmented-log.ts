@@ -22,6 +22,7 @@
 import { LogFencedError, StorageError } from '../errors.js';
 import { fsyncDirSync } from './file-io.js';
 import { GroupCommitter, type GroupCommitterOptions } from './group-committer.js';
+import { type SegmentedLogFaults, asStorageError, grownScratch, injectedLimit } from './append-support.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
 import { recordSize, writeRecord } from './record.js';
 import { type RecoveryReport, loadSegments, writeCleanShutdownMarker } from './recovery.js';
@@ -45,10 +46,7 @@ export interface SegmentedLogOptions {
   recoveryPointIntervalBytes?: number;
 }
 
-export interface SegmentedLogFaults {
-  /** Each `append` call writes only its first n records and reports an error for the rest. */
-  failAfterRecords?: number;
-}
+export type { SegmentedLogFaults };
 
 const INITIAL_SCRATCH_BYTES = 64 * 1024;
 
@@ -183,7 +181,7 @@ export class SegmentedLog implements PartitionLog {
     const refused = this.appendRefusal();
     if (refused) return { offsets, error: refused };
     if (records.length === 0) return { offsets };
-    const injected = this.injectedLimit(records.length);
+    const injected = injectedLimit(this.faults, records.length);
     const run: AppendRun = { active: this.active, segStart: 0, fill: 0, offsets, flushed: 0 };
     const encoded = this.encodeRun(run, records, injected.limit);
     let error = encoded.error ?? injected.error;
@@ -203,14 +201,6 @@ export class SegmentedLog implements PartitionLog {
       return asStorageError(err, 'cannot repair the torn tail before an append');
     }
     return undefined;
-  }
-
-  /** `faults.failAfterRecords`: how many of `count` records this call may write, and the error for the rest. */
-  private injectedLimit(count: number): { limit: number; error?: StorageError } {
-    const failAfter = this.faults?.failAfterRecords;
-    if (failAfter === undefined || failAfter >= count) return { limit: count };
-    const limit = Math.max(0, failAfter);
-    return { limit, error: new StorageError(`injected write failure after ${limit} of ${count} records`) };
   }
 
   /** Encodes records [0, limit) into the scratch buffer, writing out and rolling each segment that fills up. */
@@ -234,7 +224,7 @@ export class SegmentedLog implements PartitionLog {
             return { error: this.writeFailed(run, err), writeFailed: true };
           }
         }
-        if (run.fill + size > this.scratch.length) this.growScratch(run.fill, run.fill + size);
+        if (run.fill + size > this.scratch.length) this.scratch = grownScratch(this.scratch, run.fill, run.fill + size);
         writeRecord(this.scratch, run.fill, r);
         const pos = run.active.size + (run.fill - run.segStart);
         run.active.index.consider(Number(r.timestamp), pos);
@@ -411,18 +401,4 @@ export class SegmentedLog implements PartitionLog {
     }
     this.tailSuspect = false;
   }
-
-  private growScratch(keep: number, need: number): void {
-    let len = this.scratch.length * 2;
-    while (len < need) len *= 2;
-    const bigger = Buffer.allocUnsafe(len);
-    this.scratch.copy(bigger, 0, 0, keep);
-    this.scratch = bigger;
-  }
-}
-
-function asStorageError(err: unknown, what: string): Error {
-  return err instanceof StorageError || err instanceof LogFencedError
-    ? err
-    : new StorageError(`${what}: ${(err as Error).message}`, { cause: err });
 }

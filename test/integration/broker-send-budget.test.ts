@@ -107,27 +107,33 @@ describe('FETCH behind a PRODUCE waiting for its fsync', () => {
   });
 
   it('a peer that stops reading is closed without committing what never reached the kernel', async () => {
-    // 12 pipelined replies of 1 MiB to a paused peer: the kernel takes a few MiB, the rest passes the 256 KiB budget.
-    const gate = await startGated({ maxPendingSendBytes: 256 * 1024, consumer: { pollBytes: 64 * VALUE } });
+    // 160 pipelined FETCHes (20 MiB) to a paused peer. Each reply is cut to half the 256 KiB cap, and a FETCH whose reply would
+    // not fit beside the unsent bytes waits for them: once the kernel's buffers are full nothing drains, and the send
+    // deadline closes the connection (a reply never passes the cap, so this is not a pending_send_too_large close).
+    const gate = await startGated({
+      maxPendingSendBytes: 256 * 1024,
+      sendTimeoutMs: 500,
+      consumer: { pollBytes: 64 * VALUE },
+    });
     const c = await env.raw();
-    for (let i = 0; i < 24; i++) await fill(c, 32, i * 32);
+    for (let i = 0; i < 48; i++) await fill(c, 32, i * 32);
     let reason: string | undefined;
     env.broker.on((e) => {
       if (e.type === 'connection-closed') reason = e.reason;
     });
     gate.hold();
     c.socket.pause();
-    produceThenFetch(c, 12);
+    produceThenFetch(c, 160);
     await until('the PRODUCE waits at its fsync', () => gate.waiting === 1);
     gate.release();
     await until('the broker closed the connection', () => reason !== undefined);
-    expect(reason).toBe('pending_send_too_large');
+    expect(reason).toBe('send-deadline');
     c.socket.resume();
     await c.waitClosed();
     const received = c.frames
       .filter((f) => f.op === Op.RECORD_BATCH)
       .flatMap((f) => c.decode(RecordBatchReply, f).records);
-    expect(received.length).toBeLessThan(12 * 64);
+    expect(received.length).toBeLessThan(48 * 32);
     const log = env.broker.topics.requireTopic('big').partitions[0]!;
     const receivedEnd =
       received.length === 0 ? 0n : log.read(received.at(-1)!.offset, { maxRecords: 1 })[0]!.nextOffset;

@@ -1,12 +1,14 @@
 /**
  * One poll over the partitions a consumer reads (semantics.md §11): for each partition, read from its cursor while
  * fewer than `allowance` data records were taken and the offset is below the read ceiling, stopping the whole poll
- * at `maxRecords` (or at the byte budget, so a reply stays well under the client's 16 MiB frame limit).
- * Control records, and under read_committed the records of aborted transactions, are stepped over and never counted. Values are decompressed here, so every value that leaves the
+ * at `maxRecords` or at the byte budget (with `framed`, counted as reply bytes, so a reply stays under the send cap
+ * and the client's 16 MiB frame limit). Control records, and under read_committed the records of aborted
+ * transactions, are stepped over and never counted. Values are decompressed here, so every value that leaves the
  * poll is plaintext. The poll reads only; the caller moves the cursors once the records were handed to the send layer.
  */
 import { CodecError, decompressValue } from '../../protocol/compression.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { headersSize } from '../../protocol/headers.js';
 import type { LogRecord, PartitionLog } from '../../storage/partition-log.js';
 import { RecordAttr } from '../../storage/record.js';
 import { HandlerError } from '../handler.js';
@@ -37,7 +39,12 @@ export interface PolledPartition {
 export interface PollOptions {
   maxRecords: number;
   allowance: number;
+  /**
+   * The poll stops once its records passed this many bytes: keys and values, plus with `framed` what each record
+   * adds to the reply frame (its entry's fixed fields, the topic, a header block), so the reply itself stays near it.
+   */
   maxBytes: number;
+  framed?: boolean;
 }
 
 export interface PollResult {
@@ -48,6 +55,13 @@ export interface PollResult {
 }
 
 export const DEFAULT_POLL_BYTES = 8 * 1_048_576;
+
+/**
+ * Reply bytes a record costs beyond its key, value and topic, as an upper bound over both reply shapes: a RECORD
+ * frame's length, op and correl (21) plus the entry's topic length, partition, offset, timestamp, key and value
+ * lengths (32).
+ */
+export const FRAMED_RECORD_OVERHEAD = 21 + 32;
 
 /** max(1, ceil(maxRecords / P)) over the P partitions the consumer reads. */
 export function perPartitionAllowance(maxRecords: number, partitionCount: number): number {
@@ -65,77 +79,120 @@ export function poll(targets: readonly PollTarget[], opts: PollOptions): PollRes
   return result;
 }
 
+/** One partition's progress within a poll. */
+interface PartitionPoll {
+  target: PollTarget;
+  ceiling: bigint;
+  cursor: bigint;
+  records: LogRecord[];
+  values: Buffer[];
+  /** Bytes one record costs in the reply beyond its key and value (`PollOptions.framed`), topic included. */
+  overhead: number;
+}
+
+/** What one record did to the partition's poll. */
+const enum Step {
+  /** Taken or stepped over: go on. */
+  Next,
+  /** The partition (or the whole poll's count or byte budget) is done. */
+  Stop,
+  /** A value failed to decompress after records were collected: the whole poll stops. */
+  Halt,
+}
+
 /** Returns true when the whole poll must stop (a value failed to decompress after records were collected). */
 function pollPartition(target: PollTarget, opts: PollOptions, result: PollResult): boolean {
   const { log } = target;
   let cursor = target.cursor;
   if (cursor < log.logStartOffset) cursor = log.logStartOffset;
   else if (cursor > log.logEndOffset) cursor = log.logEndOffset;
-  const ceiling = target.ceiling < log.logEndOffset ? target.ceiling : log.logEndOffset;
-  const records: LogRecord[] = [];
-  const values: Buffer[] = [];
-  let halted = false;
-  let taken = 0;
-  outer: while (taken < opts.allowance && cursor < ceiling) {
-    const batch = readOrThrow(
-      log,
-      cursor,
-      opts.allowance - taken,
-      Math.max(1, opts.maxBytes - result.bytes),
-      result.total + records.length,
-    );
-    if (batch === undefined) {
-      halted = true;
-      break;
-    }
-    if (batch.length === 0) {
-      // An EOF or torn tail below the LEO: nothing more is readable here, so the cursor skips to the end.
-      cursor = log.logEndOffset;
-      break;
-    }
-    for (const rec of batch) {
-      if (rec.offset >= ceiling) break outer;
-      if (rec.attrs & RecordAttr.CONTROL) {
-        cursor = rec.nextOffset;
-        continue;
-      }
-      if (
-        target.isAborted &&
-        rec.attrs & RecordAttr.TRANSACTIONAL &&
-        target.isAborted(rec.offset, rec.producerId!, rec.epoch!)
-      ) {
-        cursor = rec.nextOffset;
-        continue;
-      }
-      let value: Buffer;
-      try {
-        value =
-          rec.attrs & RecordAttr.CODEC_MASK ? decompressValue(rec.attrs & RecordAttr.CODEC_MASK, rec.value) : rec.value;
-      } catch (err) {
-        if (result.total + records.length > 0) {
-          halted = true;
-          break outer;
-        }
-        const why = err instanceof CodecError ? err.message : String(err);
-        throw new HandlerError(
-          ErrorCode.INTERNAL,
-          `decompress ${target.topic}/partition-${target.partition} offset ${rec.offset}: ${why}`,
-        );
-      }
-      records.push(rec);
-      values.push(value);
-      cursor = rec.nextOffset;
-      taken++;
-      result.bytes += rec.key.length + value.length;
-      if (result.total + taken >= opts.maxRecords || taken >= opts.allowance || result.bytes >= opts.maxBytes)
-        break outer;
-    }
-  }
+  const pp: PartitionPoll = {
+    target,
+    ceiling: target.ceiling < log.logEndOffset ? target.ceiling : log.logEndOffset,
+    cursor,
+    records: [],
+    values: [],
+    overhead: opts.framed ? FRAMED_RECORD_OVERHEAD + target.topicBytes.length : 0,
+  };
+  const halted = readPartition(pp, opts, result);
+  const { records } = pp;
   result.total += records.length;
-  if (records.length > 0 || cursor !== target.cursor) {
-    result.partitions.push({ target, records, values, nextCursor: cursor });
+  if (records.length > 0 || pp.cursor !== target.cursor) {
+    result.partitions.push({ target, records, values: pp.values, nextCursor: pp.cursor });
   }
   return halted;
+}
+
+/** Reads from the cursor until the allowance, the ceiling or a budget is reached; true when the poll must halt. */
+function readPartition(pp: PartitionPoll, opts: PollOptions, result: PollResult): boolean {
+  const { log } = pp.target;
+  while (pp.records.length < opts.allowance && pp.cursor < pp.ceiling) {
+    const batch = readOrThrow(
+      log,
+      pp.cursor,
+      opts.allowance - pp.records.length,
+      Math.max(1, opts.maxBytes - result.bytes),
+      result.total + pp.records.length,
+    );
+    if (batch === undefined) return true;
+    if (batch.length === 0) {
+      // An EOF or torn tail below the LEO: nothing more is readable here, so the cursor skips to the end.
+      pp.cursor = log.logEndOffset;
+      return false;
+    }
+    for (const rec of batch) {
+      const step = takeRecord(pp, rec, opts, result);
+      if (step === Step.Halt) return true;
+      if (step === Step.Stop) return false;
+    }
+  }
+  return false;
+}
+
+/** Takes `rec` into the partition's poll, steps over it (control, aborted) or says the partition is done. */
+function takeRecord(pp: PartitionPoll, rec: LogRecord, opts: PollOptions, result: PollResult): Step {
+  const { target } = pp;
+  if (rec.offset >= pp.ceiling) return Step.Stop;
+  if (
+    rec.attrs & RecordAttr.CONTROL ||
+    (target.isAborted &&
+      rec.attrs & RecordAttr.TRANSACTIONAL &&
+      target.isAborted(rec.offset, rec.producerId!, rec.epoch!))
+  ) {
+    pp.cursor = rec.nextOffset;
+    return Step.Next;
+  }
+  const value = plaintextValue(target, rec, result.total + pp.records.length);
+  if (value === undefined) return Step.Halt;
+  pp.records.push(rec);
+  pp.values.push(value);
+  pp.cursor = rec.nextOffset;
+  result.bytes += rec.key.length + value.length;
+  if (pp.overhead > 0) result.bytes += pp.overhead + (rec.headers ? headersSize(rec.headers) : 0);
+  const taken = pp.records.length;
+  if (result.total + taken >= opts.maxRecords || taken >= opts.allowance || result.bytes >= opts.maxBytes) {
+    return Step.Stop;
+  }
+  return Step.Next;
+}
+
+/**
+ * The value as plaintext. A value that fails to decompress fails the FETCH when nothing was collected yet
+ * (`collected` 0); after that it is undefined, and the poll returns what it has.
+ */
+function plaintextValue(target: PollTarget, rec: LogRecord, collected: number): Buffer | undefined {
+  const codec = rec.attrs & RecordAttr.CODEC_MASK;
+  if (codec === 0) return rec.value;
+  try {
+    return decompressValue(codec, rec.value);
+  } catch (err) {
+    if (collected > 0) return undefined;
+    const why = err instanceof CodecError ? err.message : String(err);
+    throw new HandlerError(
+      ErrorCode.INTERNAL,
+      `decompress ${target.topic}/partition-${target.partition} offset ${rec.offset}: ${why}`,
+    );
+  }
 }
 
 /** Reads; a failure before anything was collected fails the FETCH, after it the poll returns what it has. */

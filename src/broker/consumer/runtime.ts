@@ -25,6 +25,9 @@ import type { ConsumerRuntimeOptions } from '../subsystem-options.js';
 
 export type { ConsumerRuntimeOptions };
 
+/** What a commit or a rewind needs of a polled partition: where its cursor stood and where the poll left it. */
+export type DeliveredPartition = Pick<PolledPartition, 'target' | 'nextCursor'>;
+
 export const ConsumerDefaults: Required<ConsumerRuntimeOptions> = {
   sessionTimeoutMs: 30_000,
   reaperIntervalMs: 10_000,
@@ -225,8 +228,18 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
     return poll(targets, {
       maxRecords,
       allowance: perPartitionAllowance(maxRecords, targets.length),
-      maxBytes: this.settings.pollBytes,
+      maxBytes: this.replyBytes(),
+      framed: true,
     });
+  }
+
+  /**
+   * The reply bytes one poll may produce: the poll budget, and at most half the per-connection send cap, so a reply
+   * written behind a drained queue never trips the cap by itself (the first record alone may pass it, by at most
+   * one frame's worth).
+   */
+  replyBytes(): number {
+    return Math.min(this.settings.pollBytes, Math.floor(this.broker.config.maxPendingSendBytes / 2));
   }
 
   /** Moves the group's cursors past what was handed to the send layer. */
@@ -240,7 +253,7 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
    * with their connection rewind in request order, so "only if still at nextCursor" would leave the cursor past an
    * earlier dropped reply; moving back whenever the cursor is beyond is at-least-once either way.
    */
-  rewind(group: string, parts: readonly PolledPartition[]): void {
+  rewind(group: string, parts: readonly DeliveredPartition[]): void {
     for (const p of parts) {
       const { topic, partition } = p.target;
       const current = this.cursors.get(group, topic, partition);
@@ -254,7 +267,10 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
    * DESCRIBE_GROUP asked meanwhile waits for it (commitsSettled), so the reply to a FETCH is never followed by a
    * description of the group from before that FETCH.
    */
-  commitOnDelivery(group: string, parts: readonly PolledPartition[], delivered: Promise<void>): void {
+  commitOnDelivery(group: string, polled: readonly PolledPartition[], delivered: Promise<void>): void {
+    // Only where each partition stood and ends: the records and values (views of whole read chunks) must not live
+    // as long as the commit chain, which runs behind the FETCHes when commits' fsyncs are slower than the reads.
+    const parts: DeliveredPartition[] = polled.map((p) => ({ target: p.target, nextCursor: p.nextCursor }));
     const previous = this.pendingCommits.get(group);
     const done: Promise<void> = Promise.all([previous, delivered])
       .then(
@@ -273,7 +289,7 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
   }
 
   /** One commit per partition whose cursor differs from its committed offset; failures are logged only. */
-  commitDelivered(group: string, parts: readonly PolledPartition[]): Promise<void> {
+  commitDelivered(group: string, parts: readonly DeliveredPartition[]): Promise<void> {
     const commits: OffsetCommit[] = [];
     for (const p of parts) {
       const { topic, partition } = p.target;

@@ -22,10 +22,34 @@ export const handler: RequestHandler<BrokerCore> = ({ broker, conn, correl, payl
   const rt = consumerRuntimeOf(broker);
   const s = rt.enter(conn, 'pull', req);
   const earlier = (conn.session.get(SESSION_ORDERED_REPLIES) as OrderedReplies | undefined)?.settled();
-  if (earlier) return earlier.then(() => serve(rt, conn, s, req, correl));
+  if (earlier) return earlier.then(() => serveWithin(rt, conn, s, req, correl));
+  return serveWithin(rt, conn, s, req, correl);
+};
+
+/**
+ * Polls only when the reply fits beside what the connection has not sent yet: with unsent bytes past the cap less
+ * one reply (and a frame of slack for a first record over the budget), it waits for them to reach the kernel, so a
+ * client pipelining FETCHes of large records is slowed to its reading speed rather than closed for the cap.
+ */
+function serveWithin(
+  rt: ConsumerService,
+  conn: ConnectionHandle,
+  s: ConsumerSession,
+  req: Fetch,
+  correl: Buffer,
+): Promise<void> | undefined {
+  const cap = rt.broker.config.maxPendingSendBytes;
+  const pending = conn.pendingSendBytes;
+  if (pending > 0 && pending + rt.replyBytes() + rt.broker.config.maxFrameSize > cap) {
+    // A flush that fails means the connection closed: there is no one to answer.
+    return conn.flushed().then(
+      () => serve(rt, conn, s, req, correl),
+      () => undefined,
+    );
+  }
   serve(rt, conn, s, req, correl);
   return undefined;
-};
+}
 
 function serve(rt: ConsumerService, conn: ConnectionHandle, s: ConsumerSession, req: Fetch, correl: Buffer): void {
   if (conn.closed) return;
