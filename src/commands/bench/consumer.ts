@@ -79,7 +79,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
 function execPath(command: string, batchSize: number) {
   return {
     command,
-    run: async (client: import('../../client/index.js').Client, topic: string, group: string, records: number) => {
+    run: async (client: import('../../client/backend.js').Backend, topic: string, group: string, records: number) => {
       const { runExecConsume } = await import('../../cli/exec-consume.js');
       const t0 = performance.now();
       const s = await runExecConsume(
