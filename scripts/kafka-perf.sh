@@ -8,8 +8,10 @@
 #
 # With `start` (the default) it starts a 3-node cluster of its own (scripts/kafka-cluster.sh, in a temp dir) and
 # stops it at the end, so one command produces both sides. Prints one line per run and, last, the ratios
-# crater/Java for produce and consume (Java's consume rate over its fetch.time.ms, which leaves the group join out;
-# crater's fetch phase leaves connect and join out too). The crater runs' full reports go to
+# crater/Java for produce and consume. Like for like: 100-byte values, 4 partitions, acks=all on both sides (crater's
+# records also carry an 8-byte key); consume is fetch time only on both: Java's fetch.nMsg.sec is over fetch.time.ms
+# (its run less the group join), crater's fetch phase runs from its first FETCH to the last reply (connect, join and
+# close untimed). crater warms up untimed on a topic of its own, the Java tools do not. The crater runs' full reports go to
 # bench-results/kafka-perf-*.json, the summary to bench-results/kafka-perf-summary-*.json.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

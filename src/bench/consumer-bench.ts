@@ -14,7 +14,7 @@
  * record, which a loaded machine disturbs far less than wall time. `targets` judges issue 14's two figures directly.
  * Returns a report; never prints.
  */
-import type { Client } from '../client/client.js';
+import type { Backend as Client } from '../client/backend.js';
 import { UsageError } from '../errors.js';
 import { MB, perSecond } from './stats.js';
 import {
@@ -155,7 +155,7 @@ async function plainFetch(
   expected: number,
   fetchSize: number,
 ): Promise<{ records: number; batches: number }> {
-  const client = await target.connectMoonmq('bench consumer');
+  const client = await target.connect();
   try {
     const group = benchTopicName('bench-fetch');
     let records = 0;
@@ -179,7 +179,7 @@ async function batchConsume(
   expected: number,
   o: { maxSize: number; fetchSize: number; workers: number },
 ): Promise<{ records: number; batches: number }> {
-  const client = await target.connectMoonmq('bench consumer');
+  const client = await target.connect();
   try {
     const bc = client.batchConsumer({
       group: benchTopicName('bench-batch'),
@@ -325,7 +325,7 @@ export async function runConsumerBench(options: ConsumerBenchOptions = {}): Prom
   const progress = options.onProgress ?? (() => undefined);
   progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
   const target = await openTarget(options);
-  const admin = await target.connectMoonmq('bench consumer');
+  const admin = await target.connect();
   const topics: string[] = [];
   try {
     const warm = benchTopicName('bench-cons-warm');

@@ -15,7 +15,10 @@ import type { ProduceAck } from '../client/index.js';
 import type { Delivery, PendingRecord, SendStats } from './producing.js';
 
 /** What the runner needs of a producer; one without a client-side buffer (Kafka's) is bounded by a count instead. */
-export type AccumulatingSender = Pick<BackendProducer, 'send' | 'flush' | 'bufferAvailableBytes' | 'metrics'>;
+export type AccumulatingSender = Pick<
+  BackendProducer,
+  'send' | 'flush' | 'bufferAvailableBytes' | 'metrics' | 'requestsSent'
+>;
 
 /** Sends in flight at most when the producer reports no buffer room of its own. */
 const MAX_UNBUFFERED_PENDING = 10_000;
@@ -130,7 +133,7 @@ export class ProduceRunner {
     const flushed = this.producer.flush().catch(() => undefined);
     await this.reportAll();
     await flushed;
-    if (this.producer.metrics) this.stats.requests = this.producer.metrics()['request-total'];
+    this.stats.requests = this.producer.metrics?.()['request-total'] ?? this.producer.requestsSent ?? 0;
     if (this.fatal) throw this.fatal;
   }
 

@@ -121,6 +121,8 @@ export interface BackendProducer extends AsyncDisposable {
   /** Where the client accumulates (MoonMQ's Producer): buffer room left, and Kafka-named producer metrics. */
   readonly bufferAvailableBytes?: number;
   metrics?(): ProducerMetrics;
+  /** Kafka's producer (no metrics): the Produce requests it sent, retries included. */
+  readonly requestsSent?: number;
 }
 
 export interface BackendConsumerOptions {

@@ -11,6 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { connectKafka } from '../../src/client/kafka/kafka-backend.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -40,7 +41,29 @@ function skip(project: TestProject, why: string): undefined {
   return undefined;
 }
 
-export default function setup(project: TestProject): (() => void) | undefined {
+/**
+ * Waits until a group coordinator answers: a new cluster creates __consumer_offsets (50 partitions) at the first
+ * group request, which on loaded cores took longer than a test's 3 s --idle-timeout (its consumer stopped before it
+ * had joined).
+ */
+async function waitForCoordinator(bootstrap: string): Promise<void> {
+  const kafka = await connectKafka({ bootstrap, timeoutMs: 30_000 });
+  const deadline = performance.now() + 120_000;
+  try {
+    for (;;) {
+      try {
+        await kafka.describeGroup('crater-suite-warm-up');
+        return;
+      } catch (error) {
+        if (performance.now() > deadline) throw error;
+      }
+    }
+  } finally {
+    await kafka.close();
+  }
+}
+
+export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
   const given = process.env.CRATER_KAFKA_BOOTSTRAP;
   if (given) {
     project.provide('kafkaBootstrap', given);
@@ -73,6 +96,12 @@ export default function setup(project: TestProject): (() => void) | undefined {
   if (!bootstrap) {
     stop();
     throw new Error(`kafka-cluster.sh start printed no bootstrap list: ${out}`);
+  }
+  try {
+    await waitForCoordinator(bootstrap);
+  } catch (error) {
+    stop();
+    throw error;
   }
   console.warn(`kafka suite: 3-node cluster ${bootstrap} started in ${Math.round(performance.now() - started)} ms`);
   project.provide('kafkaBootstrap', bootstrap);

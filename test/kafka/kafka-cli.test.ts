@@ -106,7 +106,12 @@ describe.skipIf(noKafka)('crater CLI on Kafka', () => {
     const group = uniqueName('g');
     await kafka.createTopic(topic, 2);
     const lines = Array.from({ length: 10 }, (_, i) => `k${i}:v${i}`).join('\n');
-    expect((await run(['produce', topic, '-K', ':', '--batch', '10'], lines)).code).toBe(0);
+    const produced = await run(['produce', topic, '-K', ':', '--batch', '10'], lines);
+    expect(produced.code, produced.stderr).toBe(0);
+    // The Produce requests the library really sent (one per partition leader of the send, or more with retries).
+    const requests = Number(/produced 10 of 10 records to \S+ in (\d+) requests?/.exec(produced.stderr)?.[1]);
+    expect(requests).toBeGreaterThanOrEqual(1);
+    expect(requests).toBeLessThanOrEqual(10);
     const consumed = await run(['consume', topic, '--group', group, '-n', '4', '-f', '%s\n']);
     expect(consumed.code, consumed.stderr).toBe(0);
     expect(consumed.stdout.trim().split('\n')).toHaveLength(4);

@@ -22,8 +22,33 @@ async function seed(kafka: KafkaBackend, topic: string, partitions: number, perP
 
 const values = (stdout: string): string[] => stdout.trim().split('\n').filter(Boolean).sort();
 
+/**
+ * `consume TOPIC --group GROUP --exec CMD` with a short batch window, until 3 s pass without a record (an
+ * exec consumer's only stop besides ^C: it refuses -n and -e).
+ */
+const runExec = (topic: string, group: string, cmd: string, ...extra: string[]) =>
+  run([
+    'consume',
+    topic,
+    '--group',
+    group,
+    '--exec',
+    cmd,
+    '--batch-timeout',
+    '200ms',
+    '--idle-timeout',
+    '3s',
+    ...extra,
+  ]);
+
 describe.skipIf(noKafka)('crater CLI on Kafka: exec, positions, reset-offsets, refusals', () => {
   let kafka: KafkaBackend;
+  /** A fresh topic named after `prefix`, seeded with `perPartition` records in each of `partitions`. */
+  const seeded = async (prefix: string, partitions: number, perPartition: number): Promise<string> => {
+    const topic = uniqueName(prefix);
+    await seed(kafka, topic, partitions, perPartition);
+    return topic;
+  };
   beforeAll(async () => {
     kafka = await openKafka();
     // Returned, so it runs only once the backend exists.
@@ -33,25 +58,9 @@ describe.skipIf(noKafka)('crater CLI on Kafka: exec, positions, reset-offsets, r
   });
 
   it('consume --exec runs CMD per batch with the envelope on stdin and commits the group past every record', async () => {
-    const topic = uniqueName('exec');
+    const topic = await seeded('exec', 2, 3);
     const group = uniqueName('xg');
-    await seed(kafka, topic, 2, 3);
-    const r = await run([
-      'consume',
-      topic,
-      '--group',
-      group,
-      '--exec',
-      'cat',
-      '--batch-size',
-      '4',
-      '--batch-timeout',
-      '200ms',
-      '--commit-interval',
-      '200ms',
-      '--idle-timeout',
-      '3s',
-    ]);
+    const r = await runExec(topic, group, 'cat', '--batch-size', '4', '--commit-interval', '200ms');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('backend: kafka');
     const envelopes = jsonLines(r.stdout);
@@ -69,24 +78,9 @@ describe.skipIf(noKafka)('crater CLI on Kafka: exec, positions, reset-offsets, r
   });
 
   it('consume --exec dead-letters a batch whose CMD keeps failing, with diagnostic headers, and moves on', async () => {
-    const topic = uniqueName('exec-dlq');
+    const topic = await seeded('exec-dlq', 1, 2);
     const group = uniqueName('dg');
-    await seed(kafka, topic, 1, 2);
-    const r = await run([
-      'consume',
-      topic,
-      '--group',
-      group,
-      '--exec',
-      'cat >/dev/null; exit 3',
-      '--retries',
-      '0',
-      '--batch-timeout',
-      '200ms',
-      '--idle-timeout',
-      '3s',
-      '--json',
-    ]);
+    const r = await runExec(topic, group, 'cat >/dev/null; exit 3', '--retries', '0', '--json');
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ records: 2, deadLettered: 2 });
     const dlq = await run(['consume', `${topic}.dlq`, '--from', 'beginning', '-e', '--json']);
@@ -102,26 +96,12 @@ describe.skipIf(noKafka)('crater CLI on Kafka: exec, positions, reset-offsets, r
   });
 
   it('consume --exec --transactional produces what CMD asked for and commits the group in the same transactions', async () => {
-    const topic = uniqueName('exec-in');
+    const topic = await seeded('exec-in', 2, 2);
     const out = uniqueName('exec-out');
     const group = uniqueName('tg');
-    await seed(kafka, topic, 2, 2);
     await kafka.createTopic(out, 1);
     const cmd = `while read -r line; do echo '{"produce":{"topic":"${out}","value":{"utf8":"done"}}}'; done`;
-    const r = await run([
-      'consume',
-      topic,
-      '--group',
-      group,
-      '--exec',
-      cmd,
-      '--transactional',
-      '--batch-timeout',
-      '200ms',
-      '--idle-timeout',
-      '3s',
-      '--json',
-    ]);
+    const r = await runExec(topic, group, cmd, '--transactional', '--json');
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ records: 4, produced: 4 });
     const read = await run(['consume', out, '--from', 'beginning', '-e', '--isolation', 'read_committed']);
@@ -132,8 +112,7 @@ describe.skipIf(noKafka)('crater CLI on Kafka: exec, positions, reset-offsets, r
   });
 
   it('--from takes beginning, end, OFFSET, -N and @TS, and -p reads 0-based partitions', async () => {
-    const topic = uniqueName('from');
-    await seed(kafka, topic, 2, 3);
+    const topic = await seeded('from', 2, 3);
     const consume = async (...args: string[]) => {
       const r = await run(['consume', topic, '-e', '-f', '%p:%s\n', ...args]);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
@@ -157,9 +136,8 @@ describe.skipIf(noKafka)('crater CLI on Kafka: exec, positions, reset-offsets, r
   });
 
   it('--from committed (the default) continues where the group stopped; offsets shows lag in records', async () => {
-    const topic = uniqueName('committed');
+    const topic = await seeded('committed', 1, 4);
     const group = uniqueName('cg');
-    await seed(kafka, topic, 1, 4);
     const first = await run(['consume', topic, '--group', group, '-n', '3', '-f', '%s\n']);
     expect(first.code, first.stderr).toBe(0);
     const offsets = await run(['offsets', topic, '--group', group]);
@@ -171,9 +149,8 @@ describe.skipIf(noKafka)('crater CLI on Kafka: exec, positions, reset-offsets, r
   });
 
   it('group reset-offsets is refused while the group has a member, then moves it (dry run, -p 0, OFFSET, -N, @TS)', async () => {
-    const topic = uniqueName('reset');
+    const topic = await seeded('reset', 2, 3);
     const group = uniqueName('rg');
-    await seed(kafka, topic, 2, 3);
     const member = await kafka.consumer({ group, topics: topic });
     let polled = 0;
     while (polled < 6) polled += (await member.poll({ maxRecords: 6 })).length;

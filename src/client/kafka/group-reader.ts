@@ -5,11 +5,12 @@
  * committed starts at the earliest offset.
  *
  * An empty handout means "caught up": nothing arrived while every partition leader answered at least one fetch
- * (the stream emits 'fetch' per answer) or the wait ran out.
+ * (fetch-loop.ts reports each answer) or the wait ran out.
  */
-import { FetchIsolationLevels, type Message, type MessagesStream } from '@platformatic/kafka';
+import { FetchIsolationLevels } from '@platformatic/kafka';
 import type { BackendIsolation, FetchedRecord } from '../backend.js';
 import { isRetriable, kafkaCall, toCraterError } from './errors.js';
+import { FetchLoop } from './fetch-loop.js';
 import { GuardedConsumer } from './guarded-clients.js';
 import { RETRY } from './kafka-produce.js';
 
@@ -19,29 +20,10 @@ export interface ReaderContext {
   timeoutMs: number;
 }
 
-/** Buffered records above which the stream is paused. */
+/** Buffered records above which fetching pauses. */
 const HIGH_WATER = 5000;
 /** The broker's wait for data in one fetch (ms): short, so an empty poll is answered quickly. */
 const MAX_WAIT_MS = 100;
-
-/** A null key, value or header value on the wire arrives as null, whatever @platformatic/kafka's types say. */
-const orEmpty = (bytes: Buffer | null | undefined): Buffer => bytes ?? Buffer.alloc(0);
-
-export function toFetchedRecord(m: Message): FetchedRecord {
-  const headers = [...m.headers].map(([name, value]) => ({
-    name: name.toString('utf8'),
-    value: orEmpty(value),
-  }));
-  return {
-    topic: m.topic,
-    partition: m.partition,
-    offset: m.offset,
-    timestamp: m.timestamp,
-    key: orEmpty(m.key),
-    value: orEmpty(m.value),
-    headers,
-  };
-}
 
 /** Consumers replaced in a row, without a fetch answered in between, before the reader gives up. */
 const MAX_RESTARTS = 3;
@@ -57,8 +39,11 @@ interface CommitEntry {
 
 export class GroupReader {
   #consumer: GuardedConsumer;
-  #stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
-  #buffer: Message[] = [];
+  #loop: FetchLoop | undefined;
+  /** Buffered answers (one partition's records each), the next record's index in the first, and the total. */
+  #chunks: FetchedRecord[][] = [];
+  #at = 0;
+  #buffered = 0;
   #error: Error | undefined;
   #fetches = 0;
   #wake: (() => void) | undefined;
@@ -126,41 +111,86 @@ export class GroupReader {
   }
 
   async #start(): Promise<void> {
-    const stream = await kafkaCall(`join group ${this.group}`, () =>
-      this.#consumer.consume({
-        topics: [...this.topics],
-        mode: 'committed',
-        fallbackMode: 'earliest',
-        autocommit: false,
+    const loop: FetchLoop = new FetchLoop(
+      this.#consumer,
+      {
+        clientId: `${this.context.clientId}-${this.group}`,
+        topics: this.topics,
         maxWaitTime: MAX_WAIT_MS,
+        requestTimeout: this.context.timeoutMs,
         isolationLevel:
           this.isolation === 'read_committed'
             ? FetchIsolationLevels.READ_COMMITTED
             : FetchIsolationLevels.READ_UNCOMMITTED,
-      }),
+      },
+      {
+        records: (records) => {
+          if (loop === this.#loop) this.#add(records);
+        },
+        reset: () => {
+          if (loop === this.#loop) this.#clearBuffer();
+        },
+        fetched: () => {
+          if (loop !== this.#loop) return;
+          this.#fetches += 1;
+          this.#restarts = 0;
+          this.#notify();
+        },
+        failed: (error) => {
+          if (loop !== this.#loop) return;
+          const failure = toCraterError(error, `consume ${this.topics.join(', ')} as ${this.group}`);
+          // A fetch that failed all its retries on a dead leader: the library keeps the metadata it had, a new member
+          // starts with the cluster's current one.
+          if (isRetriable(failure)) void this.#restart(this.#consumer).catch(() => undefined);
+          else this.#error = failure;
+          this.#notify();
+        },
+      },
     );
-    this.#stream = stream;
-    stream.on('data', (m: Message) => {
-      if (m.offset < (this.#floor.get(partitionKey(m.topic, m.partition)) ?? 0n)) return;
-      this.#buffer.push(m);
-      if (this.#buffer.length >= HIGH_WATER) stream.pause();
-      this.#notify();
-    });
-    stream.on('fetch', () => {
-      this.#fetches += 1;
-      this.#restarts = 0;
-      this.#notify();
-    });
-    const consumer = this.#consumer;
-    stream.on('error', (error: Error) => {
-      if (stream !== this.#stream) return;
-      const failure = toCraterError(error, `consume ${this.topics.join(', ')} as ${this.group}`);
-      // A fetch that failed all its retries on a dead leader: the library keeps the metadata it had, a new member
-      // starts with the cluster's current one.
-      if (isRetriable(failure)) void this.#restart(consumer).catch(() => undefined);
-      else this.#error = failure;
-      this.#notify();
-    });
+    this.#loop = loop;
+    await kafkaCall(`join group ${this.group}`, () => loop.start());
+  }
+
+  /** One partition's answer, less what was handed out already (a new member starts at the committed offsets). */
+  #add(records: FetchedRecord[]): void {
+    const first = records[0]!;
+    const floor = this.#floor.get(partitionKey(first.topic, first.partition)) ?? 0n;
+    const fresh = first.offset >= floor ? records : records.filter((r) => r.offset >= floor);
+    if (fresh.length === 0) return;
+    this.#chunks.push(fresh);
+    this.#buffered += fresh.length;
+    if (this.#buffered >= HIGH_WATER) this.#loop?.pause();
+    this.#notify();
+  }
+
+  #clearBuffer(): void {
+    this.#chunks = [];
+    this.#at = 0;
+    this.#buffered = 0;
+  }
+
+  /** Up to `max` buffered records, oldest first. */
+  #takeBuffered(max: number): FetchedRecord[] {
+    const head = this.#chunks[0];
+    if (head && this.#at === 0 && head.length <= max) {
+      this.#chunks.shift();
+      this.#buffered -= head.length;
+      if (head.length === max || this.#chunks.length === 0) return head;
+      return [...head, ...this.#takeBuffered(max - head.length)];
+    }
+    const taken: FetchedRecord[] = [];
+    while (taken.length < max && this.#chunks.length > 0) {
+      const chunk = this.#chunks[0]!;
+      const n = Math.min(max - taken.length, chunk.length - this.#at);
+      for (let i = 0; i < n; i++) taken.push(chunk[this.#at + i]!);
+      this.#at += n;
+      if (this.#at === chunk.length) {
+        this.#chunks.shift();
+        this.#at = 0;
+      }
+    }
+    this.#buffered -= taken.length;
+    return taken;
   }
 
   /**
@@ -173,11 +203,11 @@ export class GroupReader {
     if (this.#restarting) return this.#restarting;
     this.#restarting = (async () => {
       this.#restarts += 1;
-      const stream = this.#stream;
-      this.#stream = undefined;
-      this.#buffer = [];
+      const loop = this.#loop;
+      this.#loop = undefined;
+      this.#clearBuffer();
       this.#consumer = this.#newConsumer();
-      await stream?.close().catch(() => undefined);
+      await loop?.close().catch(() => undefined);
       // force: leaving the group needs the coordinator this member cannot reach.
       await new Promise<void>((resolve) => failed.close(true, () => resolve()));
       if (this.#restarts > MAX_RESTARTS) throw new Error(`${this.group}: gave up after ${MAX_RESTARTS} new members`);
@@ -218,10 +248,10 @@ export class GroupReader {
    * every fetch two round trips. commitAt(), settle() and close() wait for those commits; a failed one is thrown by
    * the next take() or settle(). Until it lands a crash re-reads the records (at least once, as on MoonMQ).
    */
-  async take(max: number, waitMs: number): Promise<Message[]> {
+  async take(max: number, waitMs: number): Promise<FetchedRecord[]> {
     const deadline = performance.now() + waitMs;
     const fetchesAtStart = this.#fetches;
-    while ((this.#buffer.length === 0 || this.#restarting) && !this.#error && !this.#closed) {
+    while ((this.#buffered === 0 || this.#restarting) && !this.#error && !this.#closed) {
       if (this.#restarting) await this.#restarting.catch(() => undefined);
       const left = deadline - performance.now();
       if (left <= 0 || this.#fetches - fetchesAtStart >= this.#leaders() + 1) break;
@@ -237,9 +267,13 @@ export class GroupReader {
     }
     if (this.#error) throw this.#error;
     this.#throwCommitFailure();
-    const taken = this.#buffer.splice(0, max);
-    if (this.#buffer.length < HIGH_WATER / 2 && this.#stream?.isPaused()) this.#stream.resume();
-    for (const m of taken) {
+    const taken = this.#takeBuffered(max);
+    if (this.#buffered < HIGH_WATER / 2 && this.#loop?.paused) this.#loop.resume();
+    // Records come in runs of one partition: the maps are set once per run.
+    for (let i = 0; i < taken.length; i++) {
+      const m = taken[i]!;
+      const next = taken[i + 1];
+      if (next && next.partition === m.partition && next.topic === m.topic) continue;
       const key = partitionKey(m.topic, m.partition);
       this.#floor.set(key, m.offset + 1n);
       this.#toCommit.set(key, { topic: m.topic, partition: m.partition, offset: m.offset + 1n });
@@ -317,11 +351,13 @@ export class GroupReader {
     this.#notify();
     await this.#restarting?.catch(() => undefined);
     await this.settle().catch(() => undefined);
-    await this.#stream?.close().catch(() => undefined);
+    await this.#loop?.close().catch(() => undefined);
     await this.#consumer.close().catch(() => undefined);
   }
 
   #notify(): void {
-    this.#wake?.();
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
   }
 }

@@ -34,7 +34,7 @@ import type { BatchConsumerOptions } from '../consumer/batch/types.js';
 import type { NackAck } from '../../protocol/messages/nack.js';
 import { formatKafkaBootstrap, parseKafkaBootstrap } from './address.js';
 import { kafkaCall } from './errors.js';
-import { GroupReader, toFetchedRecord } from './group-reader.js';
+import { GroupReader } from './group-reader.js';
 import { GuardedProducer } from './guarded-clients.js';
 import * as admin from './kafka-admin.js';
 import { PartitionChooser, RETRY, plainSender, sendRecords } from './kafka-produce.js';
@@ -193,8 +193,7 @@ export class KafkaBackend implements Backend {
       throw new UnsupportedError(KAFKA_BACKEND, "FETCH's legacy one-RECORD-per-record reply shape");
     if (options.raw) throw new UnsupportedError(KAFKA_BACKEND, 'raw MoonMQ reply frames');
     const reader = await this.readerFor(topic, group, options.isolation ?? 'read_uncommitted');
-    const messages = await reader.take(options.maxRecords ?? 100, options.timeoutMs ?? this.timeoutMs);
-    return { records: messages.map(toFetchedRecord) };
+    return { records: await reader.take(options.maxRecords ?? 100, options.timeoutMs ?? this.timeoutMs) };
   }
 
   async joinFetchGroup(topic: string, group: string, options: { isolation?: BackendIsolation } = {}): Promise<void> {

@@ -20,7 +20,7 @@ import type {
 import { UnsupportedError, UsageError } from '../../errors.js';
 import type { NackAck } from '../../protocol/messages/nack.js';
 import { validateTopicName } from '../validate.js';
-import { GroupReader, type ReaderContext, toFetchedRecord } from './group-reader.js';
+import { GroupReader, type ReaderContext } from './group-reader.js';
 
 /** The longest one fetch waits for records before answering with none (an idle poll returns sooner, caught up). */
 const FETCH_WAIT_MS = 1000;
@@ -74,8 +74,7 @@ export class KafkaConsumer implements BackendConsumer {
         : maxPerPartition === undefined
           ? maxRecords
           : Math.min(maxRecords, perPartition);
-    const messages = await this.reader.take(max, options.timeoutMs ?? FETCH_WAIT_MS);
-    return messages.map(toFetchedRecord);
+    return this.reader.take(max, options.timeoutMs ?? FETCH_WAIT_MS);
   }
 
   /** `offset` is the next record to read (0-based partition). */
@@ -142,7 +141,7 @@ export class KafkaGroupFetcher implements BackendGroupFetcher {
       const messages = await this.reader.take(options.maxRecords, FETCH_WAIT_MS);
       for (const m of messages)
         this.#next.set(`${m.partition}:${m.topic}`, { topic: m.topic, partition: m.partition, offset: m.offset + 1n });
-      return { records: messages.map(toFetchedRecord), cursors: options.withCursors ? this.#snapshot() : undefined };
+      return { records: messages, cursors: options.withCursors ? this.#snapshot() : undefined };
     });
     this.#chain = run.catch(() => undefined);
     return run;

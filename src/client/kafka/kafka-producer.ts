@@ -32,6 +32,7 @@ import { UsageError } from '../../errors.js';
 import { kafkaCall } from './errors.js';
 import { GuardedProducer } from './guarded-clients.js';
 import { PartitionChooser, RETRY, kafkaCompression, sendRecords } from './kafka-produce.js';
+import { countProduceRequests, produceRequests, releaseProduceRequests } from './request-counter.js';
 import { SEND_QUEUE_DEFAULTS, SendQueue } from './send-queue.js';
 
 /** The library's transaction (its class is not exported by name). */
@@ -54,6 +55,8 @@ export class KafkaProducer implements BackendProducer {
   #txn: Transaction | undefined;
   #failed = false;
   #closed = false;
+  /** Produce requests of the library sessions already ended. */
+  #endedRequests = 0;
 
   constructor(
     private readonly context: KafkaProducerContext,
@@ -70,7 +73,7 @@ export class KafkaProducer implements BackendProducer {
 
   #newProducer(): Producer {
     const { context, options } = this;
-    return new GuardedProducer({
+    const producer = new GuardedProducer({
       clientId: `${context.clientId}-producer`,
       bootstrapBrokers: context.bootstrapBrokers,
       timeout: context.timeoutMs,
@@ -86,6 +89,18 @@ export class KafkaProducer implements BackendProducer {
       autocreateTopics: false,
       ...RETRY,
     });
+    countProduceRequests(producer.instanceId);
+    return producer;
+  }
+
+  /** Produce requests sent so far, retries included, over every library session (what `crater produce` reports). */
+  get requestsSent(): number {
+    return this.#endedRequests + produceRequests(this.#producer.instanceId);
+  }
+
+  async #closeSession(producer: Producer): Promise<void> {
+    await new Promise<void>((resolve) => producer.close(true, () => resolve()));
+    this.#endedRequests += releaseProduceRequests(producer.instanceId);
   }
 
   /** A new library producer in place of one whose send failed; what the old one still had in flight is abandoned. */
@@ -94,7 +109,7 @@ export class KafkaProducer implements BackendProducer {
     this.#producer = this.#newProducer();
     this.#chooser = new PartitionChooser(this.#producer);
     this.#stale = false;
-    await new Promise<void>((resolve) => old.close(true, () => resolve()));
+    await this.#closeSession(old);
   }
 
   get transactionState(): BackendTransactionState {
@@ -215,7 +230,7 @@ export class KafkaProducer implements BackendProducer {
     if (this.#txn) await this.abortTransaction().catch(() => undefined);
     // force: a send stuck on a dead broker must not keep close() waiting; Kafka aborts what it left open when the
     // next producer with the same transactional.id starts, or at transaction.timeout.ms.
-    await new Promise<void>((resolve) => this.#producer.close(true, () => resolve()));
+    await this.#closeSession(this.#producer);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

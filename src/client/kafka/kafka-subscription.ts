@@ -3,10 +3,8 @@
  * past each record once the next one is asked for (or when the loop ends), as a MoonMQ SUBSCRIBE commits what it
  * flushed.
  */
-import type { Message } from '@platformatic/kafka';
 import type { BackendSubscription, FetchedRecord } from '../backend.js';
 import type { GroupReader } from './group-reader.js';
-import { toFetchedRecord } from './group-reader.js';
 
 const TAKE = 500;
 const WAIT_MS = 1000;
@@ -33,11 +31,11 @@ export class KafkaSubscription implements BackendSubscription {
     const reader = await this.#start();
     while (!this.#closed) {
       // take() commits past what it returns; what the caller never asked for is handed back below.
-      const batch: Message[] = await reader.take(TAKE, WAIT_MS);
+      const batch = await reader.take(TAKE, WAIT_MS);
       for (let i = 0; i < batch.length; i++) {
         let finished = true;
         try {
-          yield toFetchedRecord(batch[i]!);
+          yield batch[i]!;
           finished = false;
         } finally {
           if (finished) await this.#handBack(reader, batch.slice(i + 1));
@@ -52,7 +50,7 @@ export class KafkaSubscription implements BackendSubscription {
   }
 
   /** Commits each partition back to its first record that was taken but not yielded. */
-  async #handBack(reader: GroupReader, rest: readonly Message[]): Promise<void> {
+  async #handBack(reader: GroupReader, rest: readonly FetchedRecord[]): Promise<void> {
     const first = new Map<number, bigint>();
     for (const m of rest) if (!first.has(m.partition)) first.set(m.partition, m.offset);
     await reader.commitAt([...first].map(([partition, offset]) => ({ partition, offset }))).catch(() => undefined);
