@@ -22,7 +22,7 @@ import { type EnvelopeEncoding, envelopeLines } from './render/envelope.js';
 import { DEFAULT_FORMAT, compileFormat } from './render/format-template.js';
 import type { LineWriter } from './render/jsonl.js';
 import { formatRate } from './render/records.js';
-import { createSpinner, type Spinner } from './terminal.js';
+import { createSpinner, throttled, type Spinner } from './terminal.js';
 
 export const DEFAULT_GROUP = 'crater-cli';
 
@@ -73,20 +73,16 @@ async function progress(topics: readonly string[]): Promise<Spinner | undefined>
   return (await createSpinner(`consuming ${topics.join(', ')}`)).start();
 }
 
-/** How often the progress line is redrawn at most (formatting it per record would cost more than the record). */
-const PROGRESS_MS = 100;
-
 function counted(output: Output, spinner: Spinner | undefined, topics: readonly string[]): Output {
   if (!spinner) return output;
   const started = performance.now();
-  let drawn = started;
   let n = 0;
+  const redraw = throttled(() => {
+    spinner.text = `consuming ${topics.join(', ')}: ${n.toLocaleString('en-US')} records, ${formatRate(n, performance.now() - started)}`;
+  });
   const progress = (written: number): void => {
     n += written;
-    const now = performance.now();
-    if (now - drawn < PROGRESS_MS) return;
-    drawn = now;
-    spinner.text = `consuming ${topics.join(', ')}: ${n.toLocaleString('en-US')} records, ${formatRate(n, now - started)}`;
+    redraw();
   };
   if (typeof output !== 'function') {
     return {

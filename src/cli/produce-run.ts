@@ -20,7 +20,7 @@ import { ProduceRunner, type Report } from './produce-runner.js';
 import { type Delivery, type PendingRecord, recordChunks } from './producing.js';
 import type { JsonlWriter } from './render/jsonl.js';
 import { deliveryFailureLine, produceProgress, produceSummary } from './render/records.js';
-import { createSpinner, type Spinner } from './terminal.js';
+import { createSpinner, throttled, type Spinner } from './terminal.js';
 import { IdempotentProduce, transactionEndLine } from './transactional-produce.js';
 import type { ChalkInstance } from 'chalk';
 
@@ -98,24 +98,17 @@ function requireCraterFor(client: Backend, flags: ProduceFlags, idempotent: bool
   if (flags.partition !== undefined) throw new UsageError(`-p/--partition needs a crater broker; ${who}`);
 }
 
-/** How often the progress line is redrawn at most (formatting it per record would cost more than the record). */
-const PROGRESS_MS = 100;
-
 /**
  * Reports each delivery: failures on stderr, reports on stdout until its reader goes, progress on the spinner. It
  * returns a promise only while it writes a report (the writer waits for 'drain').
  */
 function reporter(io: ProduceIo, spinner: Spinner, topic: string, stats: () => ProduceRunner['stats']): Report {
   const started = performance.now();
-  let drawn = started;
   let reportsStopped = false;
   let written = 0;
-  const progress = (): void => {
-    const now = performance.now();
-    if (now - drawn < PROGRESS_MS) return;
-    drawn = now;
-    spinner.text = produceProgress(topic, stats().delivered, now - started);
-  };
+  const progress = throttled(() => {
+    spinner.text = produceProgress(topic, stats().delivered, performance.now() - started);
+  });
   const writeReport = async (d: Delivery, reports: JsonlWriter): Promise<void> => {
     if (await reports.write(d)) written += 1;
     else {

@@ -128,3 +128,25 @@ export async function createSpinner(text: string, options: SpinnerOptions = {}):
   };
   return wrapped;
 }
+
+/** How often a progress line is redrawn at most (formatting it per record would cost more than the record). */
+export const PROGRESS_MS = 100;
+
+/**
+ * `draw` at most once per `ms`, with one trailing call: the last update of a burst is drawn even when nothing
+ * follows it (a progress line must not stop short of the records it already handled).
+ */
+export function throttled(draw: () => void, ms: number = PROGRESS_MS): () => void {
+  let drawn = -Infinity;
+  let trailing: NodeJS.Timeout | undefined;
+  const run = (): void => {
+    trailing = undefined;
+    drawn = performance.now();
+    draw();
+  };
+  return () => {
+    const wait = drawn + ms - performance.now();
+    if (wait <= 0) run();
+    else trailing ??= setTimeout(run, wait).unref();
+  };
+}
