@@ -4,6 +4,7 @@
  * without sleeping.
  */
 import type { Clock } from '../../src/client/consumer/batch/clock.js';
+import { until as pollUntil } from './eventually.js';
 
 interface Timer {
   at: number;
@@ -61,13 +62,13 @@ export class ManualClock implements Clock {
   }
 }
 
-/** Polls `check` until it returns a value other than undefined/false, up to `timeoutMs` of real time. */
-export async function until<T>(check: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+/** `until` of eventually.ts (the one poll loop) for checks that answer false or undefined while not yet met. */
+export function until<T>(check: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+  return pollUntil(
+    () => {
+      const v = check();
+      return v === false ? undefined : v;
+    },
+    { what: `timed out waiting for ${what}`, timeoutMs, intervalMs: 5 },
+  );
 }
