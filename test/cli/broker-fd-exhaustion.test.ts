@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RawClient } from '../helpers/raw-client.js';
 import { tempDataDir } from '../helpers/temp-broker.js';
 import { repoRoot } from '../helpers/cli.js';
+import { until as pollUntil } from '../helpers/eventually.js';
 
 const FD_LIMIT = 110;
 const HANDSHAKE_MS = 1_000;
@@ -44,18 +45,8 @@ afterEach(async () => {
   if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-async function until<T>(
-  what: string,
-  attempt: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await attempt();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+function until<T>(what: string, attempt: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  return pollUntil(attempt, { what: `waiting until ${what}`, timeoutMs, intervalMs: 20 });
 }
 
 describe.skipIf(process.platform === 'win32')('file descriptor exhaustion', () => {

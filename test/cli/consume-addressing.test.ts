@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
 import { type CliResult, jsonLines, spawnCrater, useCliBroker } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 
 const server = useCliBroker();
 
@@ -23,12 +24,8 @@ async function describeGroup(group: string) {
 }
 
 /** Polls `check` until it returns true or the deadline passes. */
-async function until(check: () => Promise<boolean>, deadlineMs = 20_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met before the deadline');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function until(check: () => Promise<boolean>, deadlineMs = 20_000): Promise<void> {
+  return eventually(check, { timeoutMs: deadlineMs, intervalMs: 20 });
 }
 
 beforeAll(async () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
 import { jsonLines, spawnCrater, useCliBroker } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 
 const server = useCliBroker();
 let tmp: string;
@@ -127,11 +128,11 @@ describe('interrupts', () => {
     const child = spawnCrater(['produce', 'interrupted', '--batch-size', '2'], { broker: server.address });
     child.child.stdin.write('one\ntwo\nthree\n');
     // Poll until the first full batch has landed; stdin stays open, so only the interrupt can end the run.
-    const deadline = Date.now() + 30_000;
-    while ((await stored('interrupted')).length < 2) {
-      if (Date.now() > deadline) throw new Error('the first batch never landed');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(async () => (await stored('interrupted')).length >= 2, {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: 'the first batch landing',
+    });
     child.child.kill('SIGINT');
     const { code, stderr } = await child.done;
     expect(code).toBe(130);

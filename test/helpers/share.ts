@@ -1,6 +1,7 @@
 /** Share-group test helpers: a controllable broker clock, polling to a deadline, and draining share consumers. */
 import type { Client } from '../../src/client/client.js';
 import type { ShareConsumer, ShareConsumerRecord } from '../../src/client/moonmq/share-consumer.js';
+import { until } from './eventually.js';
 
 /** A broker clock the test moves by hand (lock deadlines and member sessions run on it). */
 export function manualClock(start = 1_700_000_000_000n): { now: () => bigint; advance(ms: number): void } {
@@ -14,14 +15,8 @@ export function manualClock(start = 1_700_000_000_000n): { now: () => bigint; ad
 }
 
 /** Retries `fn` until it returns a value (not undefined) or the deadline passes. */
-export async function eventually<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+export function eventually<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  return until(fn, { timeoutMs });
 }
 
 export const fill = (c: Client, topic: string, n: number, prefix = 'v') =>

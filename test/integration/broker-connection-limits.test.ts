@@ -13,15 +13,12 @@ import { ProduceBatchAckReply, ProduceBatchRequest } from '../../src/protocol/me
 import { FetchFlag, Op } from '../../src/protocol/opcodes.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
+import { eventually } from '../helpers/eventually.js';
 
 const env = useTempBroker();
 
-async function until(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+function until(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  return eventually(cond, { what, timeoutMs, intervalMs: 5 });
 }
 
 /** Connects and expects the broker's refusal: ERROR 6 with the zero correl, then the close. */

@@ -15,6 +15,7 @@ import { FetchFlag, Op } from '../../src/protocol/opcodes.js';
 import { SyncGate, gatedLogFactory } from '../helpers/gated-sync.js';
 import type { RawClient } from '../helpers/raw-client.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
+import { eventually } from '../helpers/eventually.js';
 
 const env = useTempBroker();
 const VALUE = 16 * 1024;
@@ -48,12 +49,8 @@ async function fill(c: RawClient, count: number, first = 0): Promise<bigint> {
   return env.broker.topics.requireTopic('big').partitions[0]!.logEndOffset;
 }
 
-async function until(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setImmediate(r));
-  }
+function until(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  return eventually(cond, { what, timeoutMs, intervalMs: 0 });
 }
 
 /** One write: a PRODUCE to the gated topic, then `fetches` FETCHes of `big` as group g. */
