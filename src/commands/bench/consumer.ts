@@ -81,7 +81,7 @@ function execPath(command: string, batchSize: number) {
   return {
     command,
     batchSize,
-    run: async (client: import('../../client/backend.js').Backend, topic: string, group: string, records: number) => {
+    run: async (client: import('../../client/index.js').Backend, topic: string, group: string, records: number) => {
       const { runExecConsume } = await import('../../cli/exec-consume.js');
       const t0 = performance.now();
       const s = await runExecConsume(
