@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { connectKafka, type KafkaBackend } from '../../src/client/kafka/kafka-backend.js';
+import { until } from '../helpers/eventually.js';
 
 export const kafkaBootstrap: string | null = inject('kafkaBootstrap');
 const clusterDir: string | null = inject('kafkaClusterDir');
@@ -39,22 +40,21 @@ export async function cluster(command: 'kill' | 'restart', node: 1 | 2 | 3): Pro
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function pollUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
+export function pollUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (performance.now() > deadline)
-      throw new Error(
-        `${what}: not reached within ${timeoutMs} ms${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const lastError = (): string =>
+    last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : '';
+  return until(
+    async () => {
+      try {
+        return await check();
+      } catch (error) {
+        last = error;
+        return undefined;
+      }
+    },
+    { what: () => `${what}: within ${timeoutMs} ms${lastError()}`, timeoutMs, intervalMs: 200 },
+  );
 }
 
 /** Waits until every partition of `topic` has `size` in-sync replicas (after a broker came back). */
