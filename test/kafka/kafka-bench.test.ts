@@ -6,23 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { crater } from '../helpers/cli.js';
 import { bootstrap, noKafka } from './helpers.js';
 
+/** `crater bench NAME --broker <the cluster> ARGS --json`: exit 0 and its JSON report. */
+async function benchReport(name: string, args: string[]) {
+  const r = await crater(['bench', name, '--broker', bootstrap(), ...args, '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
 describe.skipIf(noKafka)('bench on Kafka', () => {
   it('throughput produces and fetches every record through the Kafka backend', async () => {
-    const r = await crater([
-      'bench',
-      'throughput',
-      '--broker',
-      bootstrap(),
-      '-n',
-      '3000',
-      '--batch-size',
-      '500',
-      '--in-flight',
-      '2',
-      '--json',
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout);
+    const report = await benchReport('throughput', ['-n', '3000', '--batch-size', '500', '--in-flight', '2']);
     expect(report.broker).toMatchObject({ backend: 'kafka', embedded: false, serverName: 'Apache Kafka' });
     expect(report.produce.records).toBe(3000);
     expect(report.produce.requests).toBe(6);
@@ -33,39 +26,14 @@ describe.skipIf(noKafka)('bench on Kafka', () => {
   });
 
   it('batch-vs-single sends one request per record against one batch', async () => {
-    const r = await crater([
-      'bench',
-      'batch-vs-single',
-      '--broker',
-      bootstrap(),
-      '--records',
-      '50',
-      '--repeat',
-      '1',
-      '--json',
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout);
+    const report = await benchReport('batch-vs-single', ['--records', '50', '--repeat', '1']);
     expect(report.broker.backend).toBe('kafka');
     expect(report.single.frames).toBe(50);
     expect(report.batch.frames).toBe(1);
   });
 
   it('consumer reads through the backend seam: plain fetch and the batch consumer on Kafka', async () => {
-    const r = await crater([
-      'bench',
-      'consumer',
-      '--broker',
-      bootstrap(),
-      '--records',
-      '2000',
-      '--repeat',
-      '1',
-      '--no-exec',
-      '--json',
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout);
+    const report = await benchReport('consumer', ['--records', '2000', '--repeat', '1', '--no-exec']);
     expect(report.broker).toMatchObject({ backend: 'kafka', serverName: 'Apache Kafka' });
     // At least every record (the fill is the plain producer, whose retries may repeat a request: see above).
     expect(report.fetch.records).toBeGreaterThanOrEqual(2000);
@@ -82,19 +50,7 @@ describe.skipIf(noKafka)('bench on Kafka', () => {
   });
 
   it('producer drives the accumulator against the cluster and measures hand-made batches beside it', async () => {
-    const r = await crater([
-      'bench',
-      'producer',
-      '--broker',
-      bootstrap(),
-      '--duration',
-      '1s',
-      '--partitions',
-      '3',
-      '--json',
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout);
+    const report = await benchReport('producer', ['--duration', '1s', '--partitions', '3']);
     expect(report.broker).toMatchObject({ backend: 'kafka', serverName: 'Apache Kafka' });
     const measured = report.points[0].measured;
     expect(measured.acked).toBeGreaterThan(0);
