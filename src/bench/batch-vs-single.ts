@@ -47,7 +47,7 @@ export interface ModeFigures {
   recordsPerSec: Spread;
   /** Request frames sent per repeat. */
   frames: number;
-  /** fsyncs the broker issued during each repeat; null when the broker is not the embedded one. */
+  /** fsyncs of user topics the broker issued during each repeat; null when the broker is not the embedded one. */
   fsyncs: number[] | null;
 }
 
@@ -252,7 +252,7 @@ export function rates(records: number, wallMs: readonly number[]): Spread {
 function fsyncMeter(target: BenchTarget): { enabled: boolean; read(): Promise<number> } {
   const embedded = target.embedded;
   if (!embedded) return { enabled: false, read: async () => 0 };
-  return { enabled: true, read: async () => (await embedded.stats()).fsyncCount };
+  return { enabled: true, read: async () => (await embedded.stats()).userFsyncCount };
 }
 
 /** The two requests the modes time: plain PRODUCE / PRODUCE_BATCH on the client, or the idempotent producer's. */

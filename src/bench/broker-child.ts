@@ -28,6 +28,8 @@ export interface BrokerStats {
   id: number;
   /** fsyncs issued by every open partition log of the broker since it started. */
   fsyncCount: number;
+  /** The same for user topics only: the fsyncs produced records cost, not those of offsets or producer state. */
+  userFsyncCount: number;
   rssBytes: number;
   /** Highest sampled RSS since start or the last 'reset-peak'. */
   peakRssBytes: number;
@@ -77,6 +79,7 @@ async function main(): Promise<void> {
       type: 'stats',
       id,
       fsyncCount: broker.fsyncCount,
+      userFsyncCount: broker.userFsyncCount,
       rssBytes: rss,
       peakRssBytes: peak,
       cpuMs: (cpu.user + cpu.system) / 1000,

@@ -57,6 +57,7 @@ export interface PhaseFigures {
   latencyMs: Percentiles;
   /** The broker child's highest sampled RSS during the phase; null for an external broker. */
   brokerPeakRssBytes: number | null;
+  /** fsyncs of user topics in the phase (offsets and other `__*` writes left out); null for an external broker. */
   fsyncs: number | null;
   /** CPU time (user + system) the broker process spent in the phase, per record, in ns; null for an external broker. */
   brokerCpuNsPerRecord: number | null;
@@ -289,7 +290,7 @@ function diff(a: number | null, b: number | null): number | null {
 async function meter(target: BenchTarget, reset: boolean): Promise<Meter> {
   if (!target.embedded) return { fsyncs: null, peak: null, cpuMs: null };
   const s = reset ? await target.embedded.resetPeak() : await target.embedded.stats();
-  return { fsyncs: s.fsyncCount, peak: s.peakRssBytes, cpuMs: s.cpuMs };
+  return { fsyncs: s.userFsyncCount, peak: s.peakRssBytes, cpuMs: s.cpuMs };
 }
 
 interface Meter {

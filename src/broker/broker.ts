@@ -125,6 +125,11 @@ export class Broker implements BrokerCore, AsyncDisposable {
     return this.topics.fsyncCount;
   }
 
+  /** fsyncs issued by the partition logs of user topics only (group commits and other `__*` writes left out). */
+  get userFsyncCount(): number {
+    return this.topics.userFsyncCount;
+  }
+
   get connectionCount(): number {
     return this.connections.size;
   }

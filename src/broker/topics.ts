@@ -119,8 +119,17 @@ export class TopicRegistry {
 
   /** Total fsyncs issued by every open partition (tests count them). */
   get fsyncCount(): number {
+    return this.countFsyncs(() => true);
+  }
+
+  /** fsyncs issued by the partitions of user topics: those of the records produced, without the `__*` topics'. */
+  get userFsyncCount(): number {
+    return this.countFsyncs((name) => !isInternalTopic(name));
+  }
+
+  private countFsyncs(include: (topic: string) => boolean): number {
     let n = 0;
-    for (const t of this.topics.values()) for (const p of t.partitions) n += p.fsyncCount;
+    for (const [name, t] of this.topics) if (include(name)) for (const p of t.partitions) n += p.fsyncCount;
     return n;
   }
 

@@ -90,7 +90,8 @@ describe('throughput on the embedded broker', () => {
     expect(report.produce).toMatchObject({ records: 2500, requests: 5, bytes: 2500 * 108 });
     expect(report.produce.latencyMs.count).toBe(5);
     // acks=leader: at least one fsync per batch, at most one per partition each of the 5 batches touched (4 by
-    // default); group commit may merge concurrent batches' fsyncs of one partition, so the count is a range.
+    // default); group commit may merge concurrent batches' fsyncs of one partition, so the count is a range. Only the
+    // user topics' fsyncs count: the warm-up's trailing offset commits (an internal topic) may land in the window.
     expect(report.produce.fsyncs).toBeGreaterThanOrEqual(5);
     expect(report.produce.fsyncs).toBeLessThanOrEqual(5 * 4);
     expect(report.fetch.records).toBe(2500);
