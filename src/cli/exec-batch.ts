@@ -109,7 +109,8 @@ async function feed(
   for (let i = 0; i < items.length && !stdin.destroyed; i++) {
     const record = items[i]!.transport;
     if (renderer.full(record)) {
-      stdin.write(renderer.take());
+      const chunk = renderer.take();
+      stdin.write(chunk, () => renderer.recycle(chunk));
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a failed write() destroys stdin synchronously; TypeScript keeps the narrowing across calls (TypeScript#9998)
       if (stdin.writableLength > QUEUED_BYTES && !stdin.destroyed) await drained(stdin);
     }

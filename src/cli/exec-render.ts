@@ -30,17 +30,51 @@ const FIELD_CLOSE = ascii('"}');
 const NAME_OPEN = ascii('{"name":');
 const HEADER_VALUE = ascii(',"value":');
 const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x6e, 0x0c: 0x66, 0x0d: 0x72 };
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 
 /** Bytes a byte field can take at most: `\u00xx` for every byte, plus the braces and the encoding's name. */
 const fieldBound = (bytes: Buffer): number => 16 + 6 * bytes.length;
+
+/** Fields up to this long are checked for UTF-8 here; longer ones by isUtf8 (native, faster per byte, not per call). */
+const SHORT_FIELD = 32;
+
+/**
+ * Whether `b` is valid UTF-8 (Unicode table 3-7: no overlong forms, no surrogates, nothing past U+10FFFF), as
+ * isUtf8 says. Short fields are checked in JS: the native call costs more than the check, and invalid bytes (random
+ * binary values) are usually found in the first few bytes, so a long field's check can stop there too.
+ */
+export function utf8Valid(b: Uint8Array): boolean {
+  const n = b.length;
+  const end = n <= SHORT_FIELD ? n : SHORT_FIELD;
+  let i = 0;
+  while (i < end) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    const need = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+    if (need === 0 || i + need >= n) return false;
+    const d = b[i + 1]!;
+    const lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+    if (d < lo || d > hi) return false;
+    for (let k = 2; k <= need; k++) if ((b[i + k]! & 0xc0) !== 0x80) return false;
+    i += need + 1;
+  }
+  return n <= end || isUtf8(b);
+}
 
 export class EnvelopeRenderer {
   private buf: Buffer;
   private pos = 0;
   private lastTopic: string | undefined;
   private topicPrefix = Buffer.alloc(0);
+  /** Chunks whose bytes were written out, for take() to render into again (no allocation per chunk). */
+  private readonly spare: Buffer[] = [];
+  /** The bound full() computed, and for which record: add() of that record reuses it. */
+  private need = 0;
+  private needFor: EnvelopeSource | undefined;
 
   constructor(
     private readonly encoding: EnvelopeEncoding,
@@ -57,20 +91,30 @@ export class EnvelopeRenderer {
 
   /** True when `record`'s line may not fit behind what is rendered: take() first. */
   full(record: EnvelopeSource): boolean {
-    return this.pos > 0 && this.pos + this.bound(record) > this.buf.length;
+    this.need = this.bound(record);
+    this.needFor = record;
+    return this.pos > 0 && this.pos + this.need > this.buf.length;
   }
 
-  /** Hands out the rendered bytes and starts a fresh buffer. */
+  /** Hands out the rendered bytes and starts a fresh buffer (a recycled one when there is one). */
   take(): Buffer {
     const out = this.buf.subarray(0, this.pos);
-    this.buf = Buffer.allocUnsafe(this.chunkBytes);
+    this.buf = this.spare.pop() ?? Buffer.allocUnsafe(this.chunkBytes);
     this.pos = 0;
     return out;
   }
 
+  /** Gives back bytes take() handed out once nothing reads them any more (their write completed). */
+  recycle(taken: Buffer): void {
+    const whole = taken.buffer;
+    if (taken.byteOffset === 0 && whole.byteLength === this.chunkBytes && this.spare.length < 8)
+      this.spare.push(Buffer.from(whole, 0, whole.byteLength));
+  }
+
   /** Appends `record`'s envelope line (with its newline). */
   add(r: EnvelopeSource): void {
-    const need = this.bound(r);
+    const need = this.needFor === r ? this.need : this.bound(r);
+    this.needFor = undefined;
     if (this.pos + need > this.buf.length) this.grow(need);
     if (r.topic !== this.lastTopic) {
       this.lastTopic = r.topic;
@@ -137,7 +181,9 @@ export class EnvelopeRenderer {
   }
 
   private big(v: bigint): void {
-    if (v <= MAX_SAFE && v >= -MAX_SAFE) this.int(Number(v));
+    // One conversion and a check on the double: a bigint beyond the safe range never rounds into it.
+    const n = Number(v);
+    if (Number.isSafeInteger(n)) this.int(n);
     else this.pos += this.buf.write(`"${v}"`, this.pos, 'latin1');
   }
 
@@ -145,7 +191,7 @@ export class EnvelopeRenderer {
     if (this.encoding === 'hex') {
       this.put(HEX_OPEN);
       this.hex(bytes);
-    } else if (this.encoding === 'auto' && isUtf8(bytes)) {
+    } else if (this.encoding === 'auto' && utf8Valid(bytes)) {
       this.put(UTF8_OPEN);
       this.jsonText(bytes);
     } else {

@@ -7,9 +7,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, connect, type FetchedRecord } from '../../src/client/index.js';
-import { crater as run, jsonLines, spawnCrater, useCliBroker } from '../helpers/cli.js';
+import { crater as run, jsonLines, repoRoot, spawnCrater, useCliBroker } from '../helpers/cli.js';
 import { until } from '../helpers/sleep-clock.js';
 
 const server = useCliBroker();
@@ -300,6 +301,71 @@ describe('consume --exec', () => {
     expect(out).toEqual(values.map((v) => `T-${v}`));
     expect(await committedAll('tx', 'in')).toBe(true);
   });
+
+  it("never runs two of one worker's CMDs at once, runs a partition's batches in order, commits none before its CMD exited 0", async () => {
+    await server.createTopic('serial', 4);
+    const values = Array.from({ length: 32 }, (_, i) => `s-${i}`);
+    await produce('serial', values);
+    const log = path.join(dir, 'serial.log');
+    const clientModule = JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist/client/index.js')).href);
+    // Each CMD claims its worker's marker file (O_EXCL: a second CMD of the worker running now fails to), reads
+    // the group's committed offsets at its start and again after reading its batch, and fails if any of them has
+    // passed one of its own records; then logs its records and exits 0.
+    const cmd = script(
+      'serial',
+      `const { connect } = await import(${clientModule});
+      const marker = ${JSON.stringify(dir)} + '/running-' + env.CRATER_WORKER;
+      try { fs.closeSync(fs.openSync(marker, 'wx')); } catch { fs.appendFileSync(${JSON.stringify(log)}, 'OVERLAP ' + env.CRATER_WORKER + '\\n'); process.exit(1); }
+      const client = await connect({ broker: env.CRATER_BROKER });
+      try {
+        // Before the group's first commit it does not exist yet: nothing is committed.
+        const check = async (when) => {
+          const { offsets } = await client.describeGroup(env.CRATER_GROUP).catch(() => ({ offsets: [] }));
+          for (const r of lines) {
+            const c = offsets.find((o) => o.partition === r.partition);
+            if (c && c.offset > BigInt(r.offset)) fs.appendFileSync(${JSON.stringify(log)}, 'EARLY ' + when + ' ' + r.partition + '@' + r.offset + '\\n');
+          }
+        };
+        await check('start');
+        await check('end');
+        fs.appendFileSync(${JSON.stringify(log)}, lines.map((r) => r.partition + ' ' + r.offset + ' ' + r.value.utf8).join('\\n') + '\\n');
+      } catch (e) {
+        fs.appendFileSync(${JSON.stringify(log)}, 'ERROR ' + e.message + '\\n');
+      } finally {
+        await client.close();
+        fs.rmSync(marker);
+      }`,
+    );
+    const res = await crater([
+      'consume',
+      'serial',
+      '--group',
+      'serial',
+      '--workers',
+      '2',
+      '--batch-size',
+      '4',
+      '--batch-timeout',
+      '20ms',
+      '--commit-interval',
+      '10ms',
+      '--exec',
+      cmd,
+      '--idle-timeout',
+      '1s',
+    ]);
+    expect(res.stderr).toMatch(/consumed 32 records/);
+    expect(res.code).toBe(0);
+    const entries = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    expect(entries.filter((l) => /^(OVERLAP|EARLY|ERROR)/.test(l))).toEqual([]);
+    const records = entries.map((l) => l.split(' '));
+    expect(records.map((r) => r[2]).sort()).toEqual([...values].sort());
+    for (const p of ['0', '1', '2', '3']) {
+      const offsets = records.filter((r) => r[0] === p).map((r) => BigInt(r[1]!));
+      expect(offsets).toEqual([...offsets].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    }
+    expect(await committedAll('serial', 'serial')).toBe(true);
+  }, 90_000);
 
   it('SIGINT lets the running batch finish, commits it, and exits 130', async () => {
     await server.createTopic('slow', 1);

@@ -1,7 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { ExecFailedError, execBatch } from '../../../src/cli/exec-batch.js';
 import { parseBackoff, parseBreaker, parseFilter, parseRate } from '../../../src/cli/exec-consume.js';
-import { EnvelopeRenderer } from '../../../src/cli/exec-render.js';
+import { EnvelopeRenderer, utf8Valid } from '../../../src/cli/exec-render.js';
 import { type EnvelopeEncoding, envelopeEncodings, toEnvelope } from '../../../src/cli/render/envelope.js';
 import { stringifyJson } from '../../../src/cli/render/json.js';
 import type { BatchItem } from '../../../src/client/index.js';
@@ -138,5 +139,33 @@ describe('a CMD that exits non-zero', () => {
     expect((failed as Error).message).toBe('command exited with code 3');
     const cause = new Error('underlying');
     expect(new ExecFailedError(null, 'SIGKILL', { cause }).cause).toBe(cause);
+  });
+});
+
+describe('utf8Valid', () => {
+  it('agrees with isUtf8 on every 1- and 2-byte input, 3- and 4-byte inputs at the boundaries, and long inputs', () => {
+    const edges = [0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff];
+    const check = (b: Buffer): void => {
+      if (utf8Valid(b) !== isUtf8(b)) throw new Error(`utf8Valid disagrees with isUtf8 on ${b.toString('hex')}`);
+    };
+    for (let a = 0; a < 256; a++) {
+      check(Buffer.from([a]));
+      for (let b = 0; b < 256; b++) check(Buffer.from([a, b]));
+    }
+    for (let a = 0xe0; a < 0x100; a++)
+      for (let b = 0; b < 256; b++) for (const c of edges) check(Buffer.from([a, b, c]));
+    for (const lead of [0xf0, 0xf1, 0xf3, 0xf4, 0xf5])
+      for (let b = 0x80; b < 0xc0; b++)
+        for (const c of edges) for (const d of edges) check(Buffer.from([lead, b, c, d]));
+    // Past the JS-checked prefix: what isUtf8 finds there, and sequences that straddle it.
+    const ascii = Buffer.alloc(40, 0x61);
+    check(ascii);
+    for (let at = 28; at < 40; at++)
+      for (const bad of [[0xff], [0xc3], [0xe2, 0x9c, 0x93], [0xf0, 0x9f, 0x98, 0x80], [0xed, 0xa0, 0x80]]) {
+        const b = Buffer.concat([ascii.subarray(0, at), Buffer.from(bad), ascii.subarray(at)]);
+        check(b);
+        check(b.subarray(0, at + 1));
+      }
+    expect(utf8Valid(Buffer.from('✓ 𝄞'))).toBe(true);
   });
 });
