@@ -216,9 +216,9 @@ function readRawRuns(pp: PartitionPoll, log: PartitionLog, opts: PollOptions, re
       run = undefined; // the record path reads here again and reports the failure as a read does
     }
     if (run === undefined) break;
-    const end = takeRun(pp, run, ceiling, opts, result);
-    stop = end < 0;
-    cursor = run.offset + (Math.abs(end) - 1 - run.start);
+    const taken = takeRun(pp, run, ceiling, opts, result);
+    stop = taken.stop;
+    cursor = run.offset + (taken.end - run.start);
   }
   if (cursor !== Number(pp.cursor)) pp.cursor = BigInt(cursor);
   return stop;
@@ -227,10 +227,16 @@ function readRawRuns(pp: PartitionPoll, log: PartitionLog, opts: PollOptions, re
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
- * Takes the records of `run` as takeRecord would take them one by one, onto `pp.runs`. Returns where the taken part
- * ends in `run.buf`, plus one, negated when the partition is done.
+ * Takes the records of `run` as takeRecord would take them one by one, onto `pp.runs`: where the taken part ends in
+ * `run.buf`, and whether the partition is done.
  */
-function takeRun(pp: PartitionPoll, run: RawRun, ceiling: number, opts: PollOptions, result: PollResult): number {
+function takeRun(
+  pp: PartitionPoll,
+  run: RawRun,
+  ceiling: number,
+  opts: PollOptions,
+  result: PollResult,
+): { end: number; stop: boolean } {
   const b = run.buf;
   const extra = pp.overhead - PLAIN_RECORD_OVERHEAD;
   let p = run.start;
@@ -253,7 +259,7 @@ function takeRun(pp: PartitionPoll, run: RawRun, ceiling: number, opts: PollOpti
   }
   if (n > 0) pp.runs.push({ buf: b, start: run.start, end: p, count: n, offset: run.offset });
   pp.rawCount += n;
-  return stop ? -(p + 1) : p + 1;
+  return { end: p, stop };
 }
 
 /**
