@@ -1,5 +1,6 @@
 import type { LogFencedError } from '../errors.js';
 import { type RecordToStore, type StoredRecord, recordSize } from './record.js';
+import type { RawRun } from './raw-reader.js';
 
 /**
  * What the broker needs from one partition's log, whichever backend holds it. Offsets are opaque cursors
@@ -45,6 +46,11 @@ export interface PartitionLog {
    * up to the start), at most `maxRecords` and about `maxBytes` (at least one record is returned when any exists).
    */
   read(offset: bigint, limits: ReadLimits): LogRecord[];
+  /**
+   * Optional fast path of `read` for the FETCH encoder: the plain records from `offset` (a record start below
+   * 2^53) as one run of verified on-disk bytes; undefined wherever `read` must be asked instead.
+   */
+  readRaw?(offset: number, limits: ReadLimits): RawRun | undefined;
   /** The first record with timestamp ≥ `timestampMs`; `found: false` with the LEO when there is none. */
   offsetForTimestamp(timestampMs: bigint): { offset: bigint; found: boolean };
   /** fsync, checkpoint, clean-shutdown marker, close every file handle. */

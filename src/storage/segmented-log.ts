@@ -26,6 +26,7 @@ import { type SegmentedLogFaults, asStorageError, grownScratch, injectedLimit } 
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
 import { recordSize, writeRecord } from './record.js';
 import { type RecoveryReport, loadSegments, writeCleanShutdownMarker } from './recovery.js';
+import { type RawRun, readRawRun } from './raw-reader.js';
 import { RecoveryPointTracker } from './recovery-point.js';
 import { type RetentionResult, deleteExpiredSegments } from './retention.js';
 import { Segment } from './segment.js';
@@ -277,6 +278,12 @@ export class SegmentedLog implements PartitionLog {
     if (offset >= BigInt(leo)) return [];
     const start = Math.max(Number(offset), this.segments[0]!.base);
     return readRecords(this.segments, start, limits);
+  }
+
+  /** A run of plain records from `offset` for the FETCH encoder (raw-reader.ts); undefined where `read` must go. */
+  readRaw(offset: number, limits: ReadLimits): RawRun | undefined {
+    if (this.closed || offset >= this.active.end) return undefined;
+    return readRawRun(this.segments, Math.max(offset, this.segments[0]!.base), limits);
   }
 
   /**

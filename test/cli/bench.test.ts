@@ -84,6 +84,15 @@ describe('crater bench throughput', () => {
     expect(Object.keys(report.produce.latencyMs)).toEqual(['p50', 'p90', 'p99', 'p999', 'max', 'count']);
   }, 60_000);
 
+  it('--restart-before-fetch fetches every record from the restarted broker, FETCHes pipelined', async () => {
+    const args = ['--records', '2000', '--restart-before-fetch', '--fetch-in-flight', '2', '--json'];
+    const r = await crater(['bench', 'throughput', ...args]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as Record<string, any>;
+    expect(report.params).toMatchObject({ restartBeforeFetch: true, fetchInFlight: 2 });
+    expect(report.fetch.records).toBe(2000);
+  }, 60_000);
+
   it('--csv prints a header and a produce and a fetch row', async () => {
     const r = await crater(['bench', 'throughput', '--records', '1000', '--csv']);
     expect(r.code).toBe(0);

@@ -9,8 +9,10 @@
 import { CodecError, decompressValue } from '../../protocol/compression.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { headersSize } from '../../protocol/headers.js';
+import { u32At } from '../../protocol/raw-ints.js';
 import type { LogRecord, PartitionLog } from '../../storage/partition-log.js';
-import { RecordAttr } from '../../storage/record.js';
+import { PLAIN_RECORD_OVERHEAD, type RawRun } from '../../storage/raw-reader.js';
+import { LENGTH_PREFIX_BYTES, RecordAttr } from '../../storage/record.js';
 import { HandlerError } from '../handler.js';
 
 export interface PollTarget {
@@ -29,6 +31,8 @@ export interface PollTarget {
 
 export interface PolledPartition {
   target: PollTarget;
+  /** With `PollOptions.raw`: the plain records read as on-disk bytes, in order, before every one in `records`. */
+  runs?: RawRun[] | undefined;
   records: LogRecord[];
   /** Plaintext values, parallel to `records`. */
   values: Buffer[];
@@ -45,6 +49,11 @@ export interface PollOptions {
    */
   maxBytes: number;
   framed?: boolean;
+  /**
+   * Take plain records as runs of on-disk bytes (`PolledPartition.runs`) where the log offers them: the same records
+   * as without, for an encoder that copies them straight into the reply.
+   */
+  raw?: boolean;
 }
 
 export interface PollResult {
@@ -84,6 +93,9 @@ interface PartitionPoll {
   target: PollTarget;
   ceiling: bigint;
   cursor: bigint;
+  runs: RawRun[];
+  /** Records in `runs`. */
+  rawCount: number;
   records: LogRecord[];
   values: Buffer[];
   /** Bytes one record costs in the reply beyond its key and value (`PollOptions.framed`), topic included. */
@@ -110,15 +122,20 @@ function pollPartition(target: PollTarget, opts: PollOptions, result: PollResult
     target,
     ceiling: target.ceiling < log.logEndOffset ? target.ceiling : log.logEndOffset,
     cursor,
+    runs: [],
+    rawCount: 0,
     records: [],
     values: [],
     overhead: opts.framed ? FRAMED_RECORD_OVERHEAD + target.topicBytes.length : 0,
   };
   const halted = readPartition(pp, opts, result);
   const { records } = pp;
-  result.total += records.length;
-  if (records.length > 0 || pp.cursor !== target.cursor) {
-    result.partitions.push({ target, records, values: pp.values, nextCursor: pp.cursor });
+  const taken = pp.rawCount + records.length;
+  result.total += taken;
+  if (taken > 0 || pp.cursor !== target.cursor) {
+    const polled: PolledPartition = { target, records, values: pp.values, nextCursor: pp.cursor };
+    if (pp.runs.length > 0) polled.runs = pp.runs;
+    result.partitions.push(polled);
   }
   return halted;
 }
@@ -126,13 +143,15 @@ function pollPartition(target: PollTarget, opts: PollOptions, result: PollResult
 /** Reads from the cursor until the allowance, the ceiling or a budget is reached; true when the poll must halt. */
 function readPartition(pp: PartitionPoll, opts: PollOptions, result: PollResult): boolean {
   const { log } = pp.target;
-  while (pp.records.length < opts.allowance && pp.cursor < pp.ceiling) {
+  if (opts.raw && log.readRaw && readRawRuns(pp, log, opts, result)) return false;
+  while (pp.rawCount + pp.records.length < opts.allowance && pp.cursor < pp.ceiling) {
+    const taken = pp.rawCount + pp.records.length;
     const batch = readOrThrow(
       log,
       pp.cursor,
-      opts.allowance - pp.records.length,
+      opts.allowance - taken,
       Math.max(1, opts.maxBytes - result.bytes),
-      result.total + pp.records.length,
+      result.total + taken,
     );
     if (batch === undefined) return true;
     if (batch.length === 0) {
@@ -162,18 +181,85 @@ function takeRecord(pp: PartitionPoll, rec: LogRecord, opts: PollOptions, result
     pp.cursor = rec.nextOffset;
     return Step.Next;
   }
-  const value = plaintextValue(target, rec, result.total + pp.records.length);
+  const value = plaintextValue(target, rec, result.total + pp.rawCount + pp.records.length);
   if (value === undefined) return Step.Halt;
   pp.records.push(rec);
   pp.values.push(value);
   pp.cursor = rec.nextOffset;
   result.bytes += rec.key.length + value.length;
   if (pp.overhead > 0) result.bytes += pp.overhead + (rec.headers ? headersSize(rec.headers) : 0);
-  const taken = pp.records.length;
+  const taken = pp.rawCount + pp.records.length;
   if (result.total + taken >= opts.maxRecords || taken >= opts.allowance || result.bytes >= opts.maxBytes) {
     return Step.Stop;
   }
   return Step.Next;
+}
+
+/**
+ * The raw phase of a partition's poll: runs of plain records while the log hands them out, with the same stops as
+ * takeRecord. True when the partition is done; false leaves the rest (from `pp.cursor`) to the record path, which
+ * also reports whatever the raw reader declined (a corrupt record, the end of the readable log).
+ */
+function readRawRuns(pp: PartitionPoll, log: PartitionLog, opts: PollOptions, result: PollResult): boolean {
+  if (pp.ceiling > MAX_SAFE) return false;
+  const ceiling = Number(pp.ceiling);
+  let cursor = Number(pp.cursor);
+  let stop = false;
+  while (!stop && pp.rawCount < opts.allowance && cursor < ceiling) {
+    let run: RawRun | undefined;
+    try {
+      run = log.readRaw!(cursor, {
+        maxRecords: opts.allowance - pp.rawCount,
+        maxBytes: Math.max(1, opts.maxBytes - result.bytes),
+      });
+    } catch {
+      run = undefined; // the record path reads here again and reports the failure as a read does
+    }
+    if (run === undefined) break;
+    const taken = takeRun(pp, run, ceiling, opts, result);
+    stop = taken.stop;
+    cursor = run.offset + (taken.end - run.start);
+  }
+  if (cursor !== Number(pp.cursor)) pp.cursor = BigInt(cursor);
+  return stop;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Takes the records of `run` as takeRecord would take them one by one, onto `pp.runs`: where the taken part ends in
+ * `run.buf`, and whether the partition is done.
+ */
+function takeRun(
+  pp: PartitionPoll,
+  run: RawRun,
+  ceiling: number,
+  opts: PollOptions,
+  result: PollResult,
+): { end: number; stop: boolean } {
+  const b = run.buf;
+  const extra = pp.overhead - PLAIN_RECORD_OVERHEAD;
+  let p = run.start;
+  let n = 0;
+  let stop = false;
+  while (p < run.end) {
+    if (run.offset + (p - run.start) >= ceiling) {
+      stop = true;
+      break;
+    }
+    const size = LENGTH_PREFIX_BYTES + u32At(b, p + 4);
+    p += size;
+    n++;
+    result.bytes += size + extra;
+    const taken = pp.rawCount + n;
+    if (result.total + taken >= opts.maxRecords || taken >= opts.allowance || result.bytes >= opts.maxBytes) {
+      stop = true;
+      break;
+    }
+  }
+  if (n > 0) pp.runs.push({ buf: b, start: run.start, end: p, count: n, offset: run.offset });
+  pp.rawCount += n;
+  return { end: p, stop };
 }
 
 /**

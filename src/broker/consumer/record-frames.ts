@@ -14,6 +14,7 @@ import { Op } from '../../protocol/opcodes.js';
 import type { RecordHeader } from '../../protocol/headers.js';
 import type { LogRecord } from '../../storage/partition-log.js';
 import type { PolledPartition } from './fetch-poller.js';
+import { runEntriesSize, writeRunEntries, writeRunFrames } from './run-entries.js';
 
 const FRAME_OVERHEAD = FRAME_LENGTH_BYTES + FRAME_HEADER_BYTES;
 /** u32 topic len · u32 partition · u64 offset · u64 timestamp · u32 key len · u32 value len, plus the three byte runs. */
@@ -36,6 +37,10 @@ export function encodeRecordFrames(
   let entries = 0;
   for (const p of parts) {
     const topicLen = p.target.topicBytes.length;
+    for (const run of p.runs ?? []) {
+      entries += runEntriesSize(run, topicLen, opts.batched && opts.headers);
+      count += run.count;
+    }
     for (let i = 0; i < p.records.length; i++) {
       const rec = p.records[i]!;
       entries += ENTRY_FIXED + topicLen + rec.key.length + p.values[i]!.length;
@@ -54,6 +59,7 @@ export function encodeRecordFrames(
     pos += 4;
     for (const p of parts) {
       const prefix = entryPrefix(p);
+      for (const run of p.runs ?? []) pos = writeRunEntries(buf, pos, prefix, run, opts.headers ? 1 : 0);
       const records = p.records;
       const values = p.values;
       for (let i = 0; i < records.length; i++) {
@@ -65,6 +71,7 @@ export function encodeRecordFrames(
   } else if (count > 0) {
     for (const p of parts) {
       const prefix = entryPrefix(p);
+      for (const run of p.runs ?? []) pos = writeRunFrames(buf, pos, prefix, run, correl);
       for (let i = 0; i < p.records.length; i++) {
         const start = pos;
         pos = frameHeader(buf, pos, Op.RECORD, correl);

@@ -230,6 +230,7 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
       allowance: perPartitionAllowance(maxRecords, targets.length),
       maxBytes: this.replyBytes(),
       framed: true,
+      raw: true,
     });
   }
 
