@@ -209,7 +209,11 @@ class EndWatch {
 
   async reached(client: Client, group: string, records: readonly FetchedRecord[]): Promise<boolean> {
     const last = new Map<string, FetchedRecord>();
-    for (const r of records) {
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const next = records[i + 1];
+      // Offsets grow within a partition: only the last record of each run of one partition can decide anything.
+      if (next !== undefined && next.partition === r.partition && next.topic === r.topic) continue;
       const key = `${r.topic}\0${r.partition}`;
       const p = this.#pending.get(key);
       if (p === undefined) continue;
