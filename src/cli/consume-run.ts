@@ -18,7 +18,8 @@ import { type ConsumeOutcome, type Output, consumePull, consumePush } from './co
 import { withTopicHint } from './error-report.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { type Position, checkPartitions, commitTargets, parsePosition, resolveTargets } from './positions.js';
-import { type EnvelopeEncoding, envelopeLines } from './render/envelope.js';
+import type { EnvelopeEncoding } from './render/envelope.js';
+import { envelopeLines } from './render/envelope-lines.js';
 import { DEFAULT_FORMAT, compileFormat } from './render/format-template.js';
 import type { LineWriter } from './render/jsonl.js';
 import { formatRate } from './render/records.js';

@@ -4,11 +4,11 @@
  * stdout went away) is handed back by committing its own offset, the next record to read for the group. Push mode
  * (--follow) reads a SUBSCRIBE stream, which the broker commits after flushing.
  *
- * End of partition (-e): the end offsets are LIST_OFFSETS `latest` at start. After every FETCH that returned
- * records, DESCRIBE_GROUP shows where the broker committed the group (the first record not yet handed out); a
- * partition is at its end when that reaches its start-time end, or when it was empty at start. A FETCH that returns
- * nothing means every partition is at its end. This works for both backends, whose offsets are opaque cursors
- * (byte positions on segmented topics, record counts on commitlog topics).
+ * End of partition (-e): the end offsets are LIST_OFFSETS `latest` at start. A partition is at its end when the
+ * group's cursor (the first record not yet handed out) reaches its start-time end, or when it was empty at start: a
+ * fetched record at or past the end shows it, and otherwise DESCRIBE_GROUP does, asked only once the FETCHes come
+ * near the end (EndWatch). A FETCH that returns nothing means every partition is at its end. This works for both
+ * backends, whose offsets are opaque cursors (byte positions on segmented topics, record counts on commitlog topics).
  */
 import type { Backend as Client } from '../client/backend.js';
 import type { FetchedRecord, IsolationName } from '../client/index.js';
@@ -122,7 +122,7 @@ export async function consumePull(
   emit: Output,
   signal: AbortSignal,
 ): Promise<ConsumeOutcome> {
-  const ends = o.exitAtEnd ? await endOffsets(client, o, o.isolation === 'read_committed') : undefined;
+  const ends = o.exitAtEnd ? new EndWatch(await endOffsets(client, o, o.isolation === 'read_committed')) : undefined;
   const window = new OutputWindow();
   const count = { n: 0 };
   let lastRecordAt = performance.now();
@@ -147,7 +147,7 @@ export async function consumePull(
     const firstPass = poll < o.topics.length - 1;
     if (records.length > 0 || firstPass) {
       if (records.length > 0) lastRecordAt = performance.now();
-      if (ends && !firstPass && (await allAtEnd(client, o.group, ends))) return { count: count.n, cause: 'end' };
+      if (ends && !firstPass && (await ends.reached(client, o.group, records))) return { count: count.n, cause: 'end' };
       continue;
     }
     if (ends) return { count: count.n, cause: 'end' };
@@ -177,17 +177,62 @@ async function endOffsets(client: Client, o: ConsumeLoopOptions, readCommitted: 
   return ends;
 }
 
-async function allAtEnd(client: Client, group: string, ends: Ends): Promise<boolean> {
-  const { offsets } = await client.describeGroup(group);
-  const committed = new Map(offsets.map((c) => [`${c.topic}\0${c.partition}`, c.offset]));
-  for (const [topic, byPartition] of ends) {
-    for (const [partition, end] of byPartition) {
-      if (end === null) continue;
-      const at = committed.get(`${topic}\0${partition}`);
-      if (at === undefined || at < end) return false;
-    }
+/**
+ * Bytes a stored record may take beyond its key, value and headers, and room for transaction markers between two
+ * records. It only decides when DESCRIBE_GROUP is worth asking, never what the answer is.
+ */
+const RECORD_SLACK_BYTES = 4096;
+
+/** How far past `r.offset` the group's cursor can be after a FETCH that ended with `r`, at most (generously). */
+function reachAfter(r: FetchedRecord): bigint {
+  let bytes = RECORD_SLACK_BYTES + r.key.length + 2 * r.value.length;
+  for (const h of r.headers ?? []) bytes += 16 + Buffer.byteLength(h.name) + h.value.length;
+  return BigInt(bytes);
+}
+
+/**
+ * Whether the group has reached every end offset. A partition is done once a fetched record sits at or past its end
+ * (the cursor is beyond that record), or once DESCRIBE_GROUP shows the cursor there. DESCRIBE_GROUP is asked only
+ * when every partition not yet done may be there: it returned nothing in this FETCH, or its last record lies within
+ * one record's reach of the end. Before that the answer is certainly no, so a long read asks about once at its end
+ * rather than after every FETCH. Asking too rarely cannot end a read early: it only waits for the next FETCH, which
+ * either returns a record at or past the end or nothing (the end).
+ */
+class EndWatch {
+  readonly #pending = new Map<string, { topic: string; partition: number; end: bigint }>();
+
+  constructor(ends: Ends) {
+    for (const [topic, byPartition] of ends)
+      for (const [partition, end] of byPartition)
+        if (end !== null) this.#pending.set(`${topic}\0${partition}`, { topic, partition, end });
   }
-  return true;
+
+  async reached(client: Client, group: string, records: readonly FetchedRecord[]): Promise<boolean> {
+    const last = new Map<string, FetchedRecord>();
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const next = records[i + 1];
+      // Offsets grow within a partition: only the last record of each run of one partition can decide anything.
+      if (next !== undefined && next.partition === r.partition && next.topic === r.topic) continue;
+      const key = `${r.topic}\0${r.partition}`;
+      const p = this.#pending.get(key);
+      if (p === undefined) continue;
+      if (r.offset >= p.end) this.#pending.delete(key);
+      else last.set(key, r);
+    }
+    for (const [key, p] of this.#pending) {
+      const r = last.get(key);
+      if (r !== undefined && p.end - r.offset > reachAfter(r)) return false;
+    }
+    if (this.#pending.size === 0) return true;
+    const { offsets } = await client.describeGroup(group);
+    for (const c of offsets) {
+      const key = `${c.topic}\0${c.partition}`;
+      const p = this.#pending.get(key);
+      if (p !== undefined && c.offset >= p.end) this.#pending.delete(key);
+    }
+    return this.#pending.size === 0;
+  }
 }
 
 /** SUBSCRIBE push: the broker streams records as they land; stops at the count, the idle timeout or a signal. */

@@ -11,16 +11,16 @@ import type { FetchedRecord } from '../client/index.js';
 /** Linux's default pipe capacity: output older than this has certainly left the pipe. */
 export const PIPE_WINDOW_BYTES = 64 * 1024;
 
-interface Written {
-  topic: string;
-  partition: number;
-  offset: bigint;
-  /** Total bytes written once this record was. */
-  endByte: number;
+/** One write: its records and the total bytes written once each of them was. */
+interface Write {
+  records: readonly FetchedRecord[];
+  endBytes: number[];
 }
 
 export class OutputWindow {
-  #written: Written[] = [];
+  /** The writes still (partly) inside the window, oldest first; `#from` records of the first have left it. */
+  #writes: Write[] = [];
+  #from = 0;
   #bytes = 0;
   /** Bytes of the last write: a write handed over whole may still sit in the process when the reader goes. */
   #lastWrite = 0;
@@ -30,14 +30,8 @@ export class OutputWindow {
   /** Records that `record` (of `bytes` bytes) was handed to stdout. */
   wrote(record: FetchedRecord, bytes: number): void {
     this.#bytes += bytes;
-    this.#written.push({
-      topic: record.topic,
-      partition: record.partition,
-      offset: record.offset,
-      endByte: this.#bytes,
-    });
-    while (this.#written.length > 0 && this.#bytes - this.#written[0]!.endByte >= this.windowBytes + this.#lastWrite)
-      this.#written.shift();
+    this.#writes.push({ records: [record], endBytes: [this.#bytes] });
+    this.#trim();
   }
 
   /**
@@ -45,10 +39,24 @@ export class OutputWindow {
    * them counts as possibly lost (the stream may not have passed all of it to the pipe yet), besides the window.
    */
   wroteAll(records: readonly FetchedRecord[], bytes: readonly number[]): void {
-    let total = 0;
-    for (const b of bytes) total += b;
-    this.#lastWrite = total;
-    for (let i = 0; i < records.length; i++) this.wrote(records[i]!, bytes[i]!);
+    const endBytes = new Array<number>(bytes.length);
+    let total = this.#bytes;
+    for (let i = 0; i < bytes.length; i++) endBytes[i] = total += bytes[i]!;
+    this.#lastWrite = total - this.#bytes;
+    this.#bytes = total;
+    this.#writes.push({ records, endBytes });
+    this.#trim();
+  }
+
+  /** Drops the records that ended at least the window (plus the last write) before the end of the output. */
+  #trim(): void {
+    const limit = this.#bytes - (this.windowBytes + this.#lastWrite);
+    for (let w = this.#writes[0]; w !== undefined; w = this.#writes[0]) {
+      while (this.#from < w.endBytes.length && w.endBytes[this.#from]! <= limit) this.#from++;
+      if (this.#from < w.endBytes.length) return;
+      this.#writes.shift();
+      this.#from = 0;
+    }
   }
 
   /**
@@ -57,12 +65,16 @@ export class OutputWindow {
    */
   handBack(unwritten: readonly FetchedRecord[]): Map<string, Map<number, bigint>> {
     const out = new Map<string, Map<number, bigint>>();
-    for (const r of [...this.#written, ...unwritten]) {
+    const add = (r: FetchedRecord): void => {
       const byPartition = out.get(r.topic) ?? new Map<number, bigint>();
       const at = byPartition.get(r.partition);
       if (at === undefined || r.offset < at) byPartition.set(r.partition, r.offset);
       out.set(r.topic, byPartition);
-    }
+    };
+    this.#writes.forEach((w, i) => {
+      for (let j = i === 0 ? this.#from : 0; j < w.records.length; j++) add(w.records[j]!);
+    });
+    for (const r of unwritten) add(r);
     return out;
   }
 }

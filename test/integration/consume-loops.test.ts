@@ -90,6 +90,55 @@ describe('consumePull', () => {
     expect(c.seen).toEqual(['2:r0', '2:r1']);
   });
 
+  it('-e asks DESCRIBE_GROUP only near the end, not after every FETCH, and reads each record once', async () => {
+    await seeded(3_000, 4);
+    const client = await env.client();
+    const describe = client.describeGroup.bind(client);
+    let asked = 0;
+    client.describeGroup = (group) => {
+      asked += 1;
+      return describe(group);
+    };
+    const fetch = client.fetch.bind(client);
+    let fetches = 0;
+    client.fetch = (...args) => {
+      fetches += 1;
+      return fetch(...args);
+    };
+    const c = collector();
+    expect(await consumePull(client, base({ exitAtEnd: true }), c.emit, never)).toEqual({
+      count: 12_000,
+      cause: 'end',
+    });
+    expect(new Set(c.seen).size).toBe(12_000);
+    // 12,000 records at 2,000 per FETCH: six FETCHes (a seventh, empty, when the last one stopped just short).
+    expect(fetches).toBeGreaterThanOrEqual(6);
+    expect(asked).toBeLessThanOrEqual(2);
+  });
+
+  it('-e stops at the start-time ends while records keep arriving past them', async () => {
+    await seeded(2_500, 2);
+    const client = await env.client();
+    const writer = await env.client();
+    const listOffsets = client.listOffsets.bind(client);
+    // Right after the ends are read, more records land in both partitions: -e still stops (it reads at least to the
+    // start-time ends; records past them may be printed, as a FETCH that crosses an end returns them).
+    client.listOffsets = async (...args) => {
+      const ends = await listOffsets(...args);
+      for (const partition of [1, 2])
+        await writer.produceBatch('t', [{ value: 'late-1' }, { value: 'late-2' }], { partition });
+      return ends;
+    };
+    const c = collector();
+    const outcome = await consumePull(client, base({ exitAtEnd: true }), c.emit, never);
+    expect(outcome.cause).toBe('end');
+    const seen = new Set(c.seen);
+    const missing = [1, 2]
+      .flatMap((p) => Array.from({ length: 2_500 }, (_, i) => `${p}:r${i}`))
+      .filter((r) => !seen.has(r));
+    expect(missing).toEqual([]);
+  });
+
   it('stops when idle, and on abort with the cause the abort names', async () => {
     await seeded(0);
     expect(await consumePull(await env.client(), base({ idleTimeoutMs: 150 }), collector().emit, never)).toEqual({

@@ -93,7 +93,8 @@ function bigintJson(n: bigint): string {
   return Number.isSafeInteger(v) ? String(v) : `"${n}"`;
 }
 
-function byteFieldJson(bytes: Buffer, encoding: EnvelopeEncoding): string {
+/** One byte field as JSON text (the reference; envelope-lines.ts renders the common case without it). */
+export function byteFieldJson(bytes: Buffer, encoding: EnvelopeEncoding): string {
   if (encoding === 'hex') return `{"hex":"${bytes.toString('hex')}"}`;
   if (encoding === 'auto' && isUtf8(bytes)) return `{"utf8":${JSON.stringify(bytes.toString('utf8'))}}`;
   return `{"base64":"${bytes.toString('base64')}"}`;
@@ -168,84 +169,4 @@ export function parseEnvelope(line: string, where: string): EnvelopeRecord {
     });
   }
   return { key: key === undefined || key.length === 0 ? undefined : key, value, headers };
-}
-
-/** True when the bytes can stand inside a JSON string as they are: valid UTF-8 without `"`, `\` or a control byte. */
-function plainJsonText(bytes: Buffer): boolean {
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    if (b < 0x20 || b === 0x22 || b === 0x5c) return false;
-  }
-  return isUtf8(bytes);
-}
-
-/** A growing byte buffer for one write. */
-class ByteOut {
-  buf: Buffer;
-  pos = 0;
-
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-
-  private room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-
-  text(s: string): void {
-    this.room(s.length * 3);
-    this.pos += this.buf.write(s, this.pos);
-  }
-
-  bytes(b: Buffer): void {
-    this.room(b.length);
-    this.pos += b.copy(this.buf, this.pos);
-  }
-}
-
-function byteField(out: ByteOut, bytes: Buffer, encoding: EnvelopeEncoding): void {
-  if (encoding !== 'auto' || !plainJsonText(bytes)) return out.text(byteFieldJson(bytes, encoding));
-  out.text('{"utf8":"');
-  out.bytes(bytes);
-  out.text('"}');
-}
-
-/**
- * The envelope lines of `records` (each `envelopeJson` plus a newline) in one buffer, for one write, and the bytes
- * of each line. Text that needs no escaping is copied from the record as it is, never decoded.
- */
-export function envelopeLines(
-  records: readonly EnvelopeSource[],
-  encoding: EnvelopeEncoding = 'auto',
-): { bytes: Buffer; lengths: number[] } {
-  const out = new ByteOut(records.length * 256);
-  const lengths: number[] = [];
-  let topic: string | undefined;
-  let topicJson = '';
-  for (const r of records) {
-    const start = out.pos;
-    if (r.topic !== topic) {
-      topic = r.topic;
-      topicJson = JSON.stringify(topic);
-    }
-    out.text(
-      `{"topic":${topicJson},"partition":${r.partition},"offset":${bigintJson(r.offset)},"timestamp":${bigintJson(r.timestamp)},"key":`,
-    );
-    if (r.key.length === 0) out.text('null');
-    else byteField(out, r.key, encoding);
-    out.text(',"value":');
-    byteField(out, r.value, encoding);
-    if (r.headers === undefined) out.text(',"headers":null}\n');
-    else {
-      const parts = r.headers.map(
-        (h) => `{"name":${JSON.stringify(h.name)},"value":${byteFieldJson(h.value, encoding)}}`,
-      );
-      out.text(`,"headers":[${parts.join(',')}]}\n`);
-    }
-    lengths.push(out.pos - start);
-  }
-  return { bytes: out.buf.subarray(0, out.pos), lengths };
 }

@@ -77,6 +77,36 @@ describe('OutputWindow', () => {
     );
   });
 
+  it('keeps what a record-at-a-time window keeps, over random mixes of single and whole-FETCH writes', () => {
+    let seed = 7;
+    const next = (n: number): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    for (let run = 0; run < 200; run++) {
+      const w = new OutputWindow(100);
+      // The model: every record with the bytes written once it was; it drops from the front what ended at least
+      // the window plus the last write before the end, checked after each record.
+      let model: { r: FetchedRecord; end: number }[] = [];
+      let bytes = 0;
+      let last = 0;
+      let offset = 0n;
+      for (let step = 0; step < 12; step++) {
+        const records = Array.from({ length: next(4) }, () => rec(1 + next(3), (offset += 1n)));
+        const sizes = records.map(() => 1 + next(90));
+        if (records.length === 1 && next(2) === 0) w.wrote(records[0]!, sizes[0]!);
+        else {
+          w.wroteAll(records, sizes);
+          last = sizes.reduce((a, b) => a + b, 0);
+        }
+        records.forEach((r, i) => {
+          bytes += sizes[i]!;
+          model.push({ r, end: bytes });
+          while (model.length > 0 && bytes - model[0]!.end >= 100 + last) model = model.slice(1);
+        });
+      }
+      const expected = new OutputWindow(0);
+      expect(w.handBack([])).toEqual(expected.handBack(model.map((m) => m.r)));
+    }
+  });
+
   it('with nothing written hands back exactly the unwritten records', () => {
     expect(new OutputWindow().handBack([])).toEqual(new Map());
     expect(new OutputWindow().handBack([rec(3, 9n), rec(3, 4n)])).toEqual(new Map([['t', new Map([[3, 4n]])]]));

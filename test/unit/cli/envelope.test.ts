@@ -3,12 +3,12 @@ import {
   decodeBytes,
   encodeBytes,
   envelopeJson,
-  envelopeLines,
   envelopeEncodings,
   isExactUtf8,
   parseEnvelope,
   toEnvelope,
 } from '../../../src/cli/render/envelope.js';
+import { envelopeLines } from '../../../src/cli/render/envelope-lines.js';
 import { stringifyJson } from '../../../src/cli/render/json.js';
 
 const binary = Buffer.from([0x00, 0xff, 0x0a, 0xc3, 0x28, 0x80]);
