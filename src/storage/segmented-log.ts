@@ -363,11 +363,7 @@ export class SegmentedLog implements PartitionLog {
     const seg = this.active;
     const claim = this.claims.begin(seg.end);
     const mark = this.points.mark();
-    try {
-      await seg.syncLog();
-    } finally {
-      this.claims.settle(claim);
-    }
+    await seg.syncLog().finally(() => this.claims.settle(claim));
     if (seq > this.durableSeq) this.durableSeq = seq;
     // A truncation while the fsync ran cut the claim back: what was rewritten past the cut is not covered.
     if (claim.end > this.durableEnd) this.durableEnd = claim.end;
