@@ -21,6 +21,7 @@ import {
 } from './commit-log-segments.js';
 import { type CleanupPolicy, compactSegments, segmentsOverBudget } from './compaction.js';
 import { fsyncAsync, readFullySync, writeFullySync } from './file-io.js';
+import { FsyncClaims } from './fsync-claims.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits } from './partition-log.js';
 import { type RecordToStore, readRecord, recordSize, writeRecord } from './record.js';
 import { scanRecords } from './record-scanner.js';
@@ -58,6 +59,7 @@ export class CommitLog implements PartitionLog {
   private fsyncs = 0;
   private closed = false;
   private durableEnd = 0n;
+  private readonly claims = new FsyncClaims<bigint>();
   private fencedBy: LogFencedError | undefined;
   /** fsyncs still running on the thread pool, and descriptors whose closing waits for them. */
   private inflight = 0;
@@ -223,10 +225,11 @@ export class CommitLog implements PartitionLog {
   truncateTo(offset: bigint): void {
     this.assertOpen();
     if (offset >= this.logEndOffset) return;
-    if (this.durableEnd > offset) this.durableEnd = offset;
     if (offset < this.logStartOffset) {
       throw new StorageError(`cannot truncate ${this.dir} to ${offset}: below the log start ${this.logStartOffset}`);
     }
+    if (this.durableEnd > offset) this.durableEnd = offset;
+    this.claims.cut(offset);
     let dropped = false;
     while (this.segments.length > 1 && this.active.base > offset) {
       const seg = this.segments.pop()!;
@@ -255,14 +258,17 @@ export class CommitLog implements PartitionLog {
   async sync(): Promise<void> {
     this.assertOpen();
     if (this.fencedBy) throw this.fencedBy;
-    const end = this.logEndOffset;
+    const claim = this.claims.begin(this.logEndOffset);
     try {
       await this.fsyncTracked(this.active.fd!);
     } catch (err) {
       this.fencedBy ??= new LogFencedError('fsync failed: the log is fenced until it is reopened', { cause: err });
       throw this.fencedBy;
+    } finally {
+      this.claims.settle(claim);
     }
-    if (end > this.durableEnd) this.durableEnd = end;
+    // A truncation while the fsync ran cut the claim back (fsync-claims.ts).
+    if (claim.end > this.durableEnd) this.durableEnd = claim.end;
   }
 
   /** An async fsync whose descriptor cannot be closed (a roll, compaction or close) until it has finished. */

@@ -24,7 +24,15 @@ import type { DecodeFailureKind } from '../errors.js';
 import { fnv1a32 } from '../protocol/fnv1a.js';
 import type { Reader } from '../protocol/reader.js';
 import { decodeStrict, readerOver } from './strict-decode.js';
-import { type WindowTailBatch, readWindowTail, windowTailSize, writeWindowTail } from './producer-state-window.js';
+import {
+  type IgnoredTail,
+  type WindowTailBatch,
+  readWindowTail,
+  windowTailSize,
+  writeWindowTail,
+} from './producer-state-window.js';
+
+export type { IgnoredTail };
 
 export const PRODUCER_STATE_TOPIC = '__producer_state';
 export const PRODUCER_STATE_PARTITIONS = 16;
@@ -61,8 +69,8 @@ export interface SequenceMemo {
   batch: { baseSeq: number; acks: MemoAck[] } | undefined;
   /** The crater window tail after the v3 part: older batches, newest first. */
   window?: WindowTailBatch[] | undefined;
-  /** Why bytes after the v2 part were not taken as a v3 tail (the memo then acts as v2), or after v3 as a window. */
-  ignoredTail?: string | undefined;
+  /** Bytes after the v2 part not taken as a v3 tail (the memo then acts as v2), or after v3 as a window, and why. */
+  ignoredTail?: IgnoredTail | undefined;
 }
 
 /** What the broker writes: always v2, or v3 when `batch` is given. */
@@ -217,26 +225,26 @@ function readMemo(r: Reader): SequenceMemo {
   };
   const tail = r.remaining;
   if (tail === 0) return memo;
-  if (tail < 8) {
-    memo.ignoredTail = `${tail} trailing bytes, too few for a v3 tail`;
-    return memo;
-  }
+  const ignore = (problem: string): SequenceMemo => ({
+    ...memo,
+    ignoredTail: { part: 'v3', at: 18, bytes: tail, problem },
+  });
+  if (tail < 8) return ignore(`expected at least 20 bytes (u32 base_seq, u32 ack count, 12 per ack), found ${tail}`);
   const baseSeq = r.u32('base_seq');
   const count = r.u32('ack count');
-  if (count < 1 || count > MAX_MEMO_ACKS) {
-    memo.ignoredTail = `v3 ack count ${count} outside 1..${MAX_MEMO_ACKS}`;
-    return memo;
-  }
+  if (count < 1 || count > MAX_MEMO_ACKS)
+    return ignore(`ack count ${count} at value byte 22, expected 1..${MAX_MEMO_ACKS}`);
   if (r.remaining < count * 12) {
-    memo.ignoredTail = `v3 ack count ${count} needs ${count * 12} bytes, ${r.remaining} present`;
-    return memo;
+    return ignore(
+      `ack count ${count} at value byte 22 needs ${count * 12} bytes of acks from value byte 26, found ${r.remaining}`,
+    );
   }
   const acks = new Array<MemoAck>(count);
   for (let i = 0; i < count; i++) acks[i] = { partition: r.u32('ack partition'), offset: r.u64('ack offset') };
   memo.version = 3;
   memo.batch = { baseSeq, acks };
   if (r.remaining > 0) {
-    const { window, ignored } = readWindowTail(r);
+    const { window, ignored } = readWindowTail(r, 26 + count * 12);
     memo.window = window;
     memo.ignoredTail = ignored;
   }

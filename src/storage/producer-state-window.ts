@@ -49,30 +49,59 @@ export function writeWindowTail(v: Buffer, at: number, batches: readonly WindowT
   }
 }
 
+/** Bytes after the part of a memo read whole that were not taken (see the codec's SequenceMemo.ignoredTail). */
+export interface IgnoredTail {
+  /** What the bytes were read as: a v3 tail after the v2 part, or a window tail after the v3 part. */
+  part: 'v3' | 'window';
+  /** Value byte where those bytes start. */
+  at: number;
+  bytes: number;
+  /** What is wrong, naming the field, its value byte and what was expected there. */
+  problem: string;
+}
+
 /**
- * Reads the bytes after a v3 part: the window when they are a whole window tail, else undefined with the reason
- * (the bytes are consumed either way: like unpack, a reader ignores what it does not know).
+ * Reads the bytes after a v3 part, which starts at value byte `at`: the window when they are a whole window tail,
+ * else undefined with what is wrong (the bytes are consumed either way: like unpack, a reader ignores what it does
+ * not know).
  */
-export function readWindowTail(r: Reader): { window?: WindowTailBatch[]; ignored?: string } {
+export function readWindowTail(r: Reader, at: number): { window?: WindowTailBatch[]; ignored?: IgnoredTail } {
   const total = r.remaining;
   const rest = r.bytes(total, 'window tail');
-  const ignored = (why: string) => ({ ignored: `${total} bytes after the v3 part ignored: ${why}` });
-  if (total < 5 || rest.readUInt32BE(0) !== WINDOW_MAGIC) return ignored('not a crater window tail');
+  const ignored = (problem: string) => ({ ignored: { part: 'window' as const, at, bytes: total, problem } });
+  if (total < 5) return ignored(`expected at least 5 bytes (u32 magic "CRWI", u8 batch count), found ${total}`);
+  const magic = rest.readUInt32BE(0);
+  if (magic !== WINDOW_MAGIC) {
+    const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
+    return ignored(`magic ${hex(magic)} at value byte ${at}, expected ${hex(WINDOW_MAGIC)} ("CRWI")`);
+  }
   const n = rest.readUInt8(4);
-  if (n < 1 || n > MAX_WINDOW_TAIL) return ignored(`window of ${n} batches outside 1..${MAX_WINDOW_TAIL}`);
+  if (n < 1 || n > MAX_WINDOW_TAIL)
+    return ignored(`batch count ${n} at value byte ${at + 4}, expected 1..${MAX_WINDOW_TAIL}`);
   const window: WindowTailBatch[] = [];
   let p = 5;
   for (let i = 0; i < n; i++) {
-    if (p + 8 > total) return ignored('window batch past the end');
+    const batch = `batch ${i + 1} of ${n}`;
+    if (p + 8 > total) {
+      return ignored(
+        `${batch} at value byte ${at + p} needs 8 bytes (u32 base_seq, u32 ack count), found ${total - p}`,
+      );
+    }
     const baseSeq = rest.readUInt32BE(p);
     const count = rest.readUInt32BE(p + 4);
     p += 8;
-    if (count < 1 || count > MAX_ACKS || p + count * 12 > total) return ignored(`window batch of ${count} acks`);
+    if (count < 1 || count > MAX_ACKS) {
+      return ignored(`${batch}: ack count ${count} at value byte ${at + p - 4}, expected 1..${MAX_ACKS}`);
+    }
+    if (p + count * 12 > total) {
+      const need = `needs ${count * 12} bytes of acks from value byte ${at + p}, found ${total - p}`;
+      return ignored(`${batch}: ack count ${count} at value byte ${at + p - 4} ${need}`);
+    }
     const acks = new Array<WindowAck>(count);
     for (let j = 0; j < count; j++, p += 12)
       acks[j] = { partition: rest.readUInt32BE(p), offset: rest.readBigUInt64BE(p + 4) };
     window.push({ baseSeq, acks });
   }
-  if (p !== total) return ignored(`${total - p} bytes after the window`);
+  if (p !== total) return ignored(`${total - p} bytes after the last batch, from value byte ${at + p}, expected none`);
   return { window };
 }

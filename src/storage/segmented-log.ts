@@ -21,6 +21,7 @@
  */
 import { LogFencedError, StorageError } from '../errors.js';
 import { fsyncDirSync } from './file-io.js';
+import { FsyncClaims } from './fsync-claims.js';
 import { GroupCommitter, type GroupCommitterOptions } from './group-committer.js';
 import { type SegmentedLogFaults, asStorageError, grownScratch, injectedLimit } from './append-support.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
@@ -81,6 +82,7 @@ export class SegmentedLog implements PartitionLog {
   private durableSeq = 0;
   /** The global offset below which every byte was covered by a completed fsync (or found by recovery at open). */
   private durableEnd: number;
+  private readonly claims = new FsyncClaims<number>();
   /** Set when a roll's own fsync failed; the committer holds the fence of a failed `sync()`. */
   private rollFence: LogFencedError | undefined;
   private closed = false;
@@ -328,6 +330,7 @@ export class SegmentedLog implements PartitionLog {
     seg.index.truncateFrom(target - seg.base);
     seg.truncate(target - seg.base);
     if (this.durableEnd > target) this.durableEnd = target;
+    this.claims.cut(target);
     if (dropped) {
       // A checkpoint past the new LEO would make recovery trust bytes that no longer exist.
       this.points.writeCheckpoint(seg.base);
@@ -365,12 +368,13 @@ export class SegmentedLog implements PartitionLog {
   private async fsyncActive(): Promise<void> {
     const seq = this.writeSeq;
     const seg = this.active;
-    const end = seg.end;
+    const claim = this.claims.begin(seg.end);
     const mark = this.points.mark();
-    await seg.syncLog();
+    await seg.syncLog().finally(() => this.claims.settle(claim));
     if (seq > this.durableSeq) this.durableSeq = seq;
-    if (end > this.durableEnd) this.durableEnd = end;
-    this.points.synced(mark, seg.base, end, this.active.base);
+    // A truncation while the fsync ran cut the claim back: what was rewritten past the cut is not covered.
+    if (claim.end > this.durableEnd) this.durableEnd = claim.end;
+    this.points.synced(mark, seg.base, claim.end, this.active.base);
   }
 
   private flush(seg: Segment, from: number, to: number): void {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/client.js';
-import { encodeMemoKey } from '../../src/storage/producer-state-codec.js';
+import { encodeMemoKey, encodeMemoValue } from '../../src/storage/producer-state-codec.js';
 import { encodeRecord } from '../../src/storage/record.js';
 import { crater, repoRoot } from '../helpers/cli.js';
 
@@ -167,11 +167,57 @@ describe('crater state dump on damaged state', () => {
       'wrong-length',
     ]);
     expect(report.findings.every((f) => f.file === log)).toBe(true);
+    // The v3 finding names the field, its offsets and what was expected; its file byte is where the tail starts.
+    const tail = report.findings.find((f) => f.kind === 'bad-v3-tail')!;
+    expect(tail.message).toMatch(
+      /^v3 tail \(20 bytes from value byte 18, file byte (\d+)\) is not whole: ack count 5 at value byte 22 needs 60 bytes of acks from value byte 26, found 12; the memo is used as v2/,
+    );
+    const tailAt = Number(/file byte (\d+)/.exec(tail.message)![1]);
+    expect(before.readUInt32BE(tailAt + 4)).toBe(5);
     // The fixture's own 14 records are still decoded, plus the three framed records appended.
     expect(report.entries).toHaveLength(17);
     expect(report.entries.find((e) => e.topic === 'audit')?.memo?.version).toBe(2);
     // Read-only: the damaged log is exactly as it was.
     expect(fs.readFileSync(log).equals(before)).toBe(true);
+  });
+
+  it('a torn window tail is its own finding: the memo stays v3, and the table says where and what', async () => {
+    const memo = encodeMemoValue({
+      lastSeq: 7,
+      lastOffset: 40n,
+      lastPartition: 1,
+      epoch: 0,
+      batch: { baseSeq: 7, acks: [{ partition: 1, offset: 40n }] },
+      window: [
+        {
+          baseSeq: 5,
+          acks: [
+            { partition: 1, offset: 20n },
+            { partition: 1, offset: 30n },
+          ],
+        },
+      ],
+    });
+    const { state, log } = damaged([record(encodeMemoKey(9n, 'win'), memo.subarray(0, memo.length - 7))]);
+    const { code, report } = await dumpJson([state, '--topic', 'win', '--verify']);
+    expect(code).toBe(3);
+    expect(report.entries.map((e) => e.memo?.version)).toEqual([3]);
+    expect(report.findings.map((f) => f.kind)).toEqual(['bad-window-tail']);
+    const message = report.findings[0]!.message;
+    expect(message).toMatch(
+      /^window tail \(30 bytes from value byte 38, file byte (\d+)\) is not whole: batch 1 of 1: /,
+    );
+    expect(message).toContain('ack count 2 at value byte 47 needs 24 bytes of acks from value byte 51, found 17');
+    expect(message).not.toContain('v2');
+    const at = Number(/file byte (\d+)/.exec(message)![1]);
+    expect(
+      fs
+        .readFileSync(log)
+        .subarray(at, at + 4)
+        .toString('latin1'),
+    ).toBe('CRWI');
+    const table = await crater(['state', 'dump', state, '--topic', 'win']);
+    expect(table.stdout).toMatch(/bad-window-tail .* window tail \(30 bytes from value byte 38, file byte \d+\)/);
   });
 
   it('a flipped byte inside a record is a corrupt-record finding', async () => {

@@ -65,11 +65,13 @@ export function replayProducerState(logs: readonly PartitionLog[], logger: Logge
     const decoded = decodeProducerStateRecord(r.key, r.value);
     if (decoded.ok) {
       slots.set(keyId, { ok: true, entry: decoded.value, timestamp: r.timestamp });
-      if (decoded.value.kind === 'memo' && decoded.value.value?.ignoredTail) {
-        logger.warn('__producer_state memo tail ignored; the memo acts as v2', {
+      const ignored = decoded.value.kind === 'memo' ? decoded.value.value?.ignoredTail : undefined;
+      if (ignored) {
+        const acts = ignored.part === 'v3' ? 'the memo acts as v2' : 'the memo acts as v3 without its window';
+        logger.warn(`__producer_state memo ${ignored.part} tail ignored; ${acts}`, {
           file: segmentFileOf(log, r.offset),
           offset: r.offset.toString(),
-          detail: decoded.value.value.ignoredTail,
+          detail: `${ignored.bytes} bytes at value byte ${ignored.at}: ${ignored.problem}`,
         });
       }
     } else if (decoded.problem === 'unknown-tag' || decoded.problem === 'empty-key') {

@@ -6,6 +6,7 @@
  */
 import { windowTailSize } from '../producer-state-window.js';
 import {
+  type IgnoredTail,
   MAX_MEMO_ACKS,
   type SequenceMemo,
   decodeProducerStateKey,
@@ -84,7 +85,7 @@ export function decodeStateRecord(raw: RawStateRecord, findings: StateFinding[])
     if (raw.value.length !== 8)
       problem(entry, finding, 'wrong-length', `allocator value of ${raw.value.length} bytes, expected 8`);
   } else if (v.kind === 'memo' && v.value) {
-    describeMemo(entry, v.value, raw.value.length, finding);
+    describeMemo(entry, v.value, raw.value.length, raw.valuePosition, finding);
   }
   return entry;
 }
@@ -98,16 +99,37 @@ function problem(entry: StateEntry, finding: Report, kind: StateFinding['kind'],
 }
 
 /** A memo value: its view, and what its size or its batch says is wrong with it. */
-function describeMemo(entry: StateEntry, m: SequenceMemo, valueBytes: number, finding: Report): void {
+function describeMemo(
+  entry: StateEntry,
+  m: SequenceMemo,
+  valueBytes: number,
+  valueAt: number | undefined,
+  finding: Report,
+): void {
   entry.memo = memoView(m);
   entry.epoch = m.epoch;
   if (m.ignoredTail) {
-    problem(entry, finding, 'bad-v3-tail', `${m.ignoredTail}; read as v2`);
+    const t = m.ignoredTail;
+    problem(entry, finding, t.part === 'v3' ? 'bad-v3-tail' : 'bad-window-tail', ignoredTailMessage(t, valueAt));
   } else {
     const size = memoSizeProblem(m, valueBytes);
     if (size) problem(entry, finding, 'wrong-length', size);
   }
   if (m.batch) checkBatchMemo(m, finding);
+}
+
+/**
+ * Which part of the value is not whole, where (value byte, and file byte when the value is stored uncompressed at
+ * `valueAt`), what was expected, and what the broker makes of the memo then.
+ */
+export function ignoredTailMessage(t: IgnoredTail, valueAt: number | undefined): string {
+  const file = valueAt === undefined ? '' : `, file byte ${valueAt + t.at}`;
+  const where = `${t.part} tail (${t.bytes} bytes from value byte ${t.at}${file})`;
+  const effect =
+    t.part === 'v3'
+      ? 'the memo is used as v2: last_seq only, the batch acks are not replayed'
+      : "the v3 memo is used without its window: resends of the window's older batches are not deduplicated";
+  return `${where} is not whole: ${t.problem}; ${effect}`;
 }
 
 function checkBatchMemo(m: SequenceMemo, finding: (kind: 'memo-inconsistent', message: string) => void): void {

@@ -20,6 +20,8 @@ export interface RawStateRecord {
   timestamp: bigint;
   key: Buffer;
   value: Buffer;
+  /** File byte where the stored value starts (it ends 4 bytes before the record, before the payload CRC). */
+  valuePosition?: number | undefined;
 }
 
 function targetsFor(input: string, findings: StateFinding[]): PartitionTarget[] {
@@ -70,6 +72,7 @@ export function scanProducerState(
               timestamp: r.timestamp,
               key: r.key,
               value: r.value,
+              valuePosition: item.position + r.size - 4 - r.value.length,
             });
           } else {
             const torn = item.problem === 'short-length-prefix' || item.problem === 'short-body';

@@ -53,6 +53,8 @@ export const stateFindingKinds = [
   'wrong-length',
   /** Bytes after a v2 memo that are not a whole v3 tail (count past the bytes, count outside 1..1,024). */
   'bad-v3-tail',
+  /** Bytes after a v3 memo that are not a whole crater window tail (wrong magic, counts out of range, torn). */
+  'bad-window-tail',
   /** A v3 memo whose last_seq or last ack disagrees with its batch. */
   'memo-inconsistent',
   /** A memo written in an epoch later than its producer's current identity. */

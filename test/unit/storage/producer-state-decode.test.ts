@@ -15,10 +15,10 @@ import {
   encodeMemoValue,
 } from '../../../src/storage/producer-state-codec.js';
 
-function decode(key: Buffer, value: Buffer) {
+function decode(key: Buffer, value: Buffer, valuePosition?: number) {
   const findings: StateFinding[] = [];
   const entry = decodeStateRecord(
-    { file: 'f.log', partition: 3, offset: 7n, position: 90, timestamp: 1n, key, value },
+    { file: 'f.log', partition: 3, offset: 7n, position: 90, timestamp: 1n, key, value, valuePosition },
     findings,
   );
   return { entry, findings: findings.map((f) => [f.kind, f.message]), raw: findings };
@@ -71,10 +71,18 @@ describe('decodeStateRecord', () => {
     expect(v1.findings).toEqual([['wrong-length', 'memo value of 17 bytes: v1 is 16, v2 18']]);
   });
 
-  it('a v3 tail that is not whole is read as v2 and reported', () => {
-    const cut = decode(memoKey, Buffer.concat([memo(), Buffer.alloc(5)]));
+  it('a v3 tail that is not whole is read as v2 and reported with its value and file byte offsets', () => {
+    const asV2 = 'the memo is used as v2: last_seq only, the batch acks are not replayed';
+    const cut = decode(memoKey, Buffer.concat([memo(), Buffer.alloc(5)]), 200);
     expect(cut.entry.memo?.version).toBe(2);
-    expect(cut.findings).toEqual([['bad-v3-tail', '5 trailing bytes, too few for a v3 tail; read as v2']]);
+    // With the value's file position known (scan.ts sets it), the file byte is given too.
+    expect(cut.findings).toEqual([
+      [
+        'bad-v3-tail',
+        'v3 tail (5 bytes from value byte 18, file byte 218) is not whole: ' +
+          `expected at least 20 bytes (u32 base_seq, u32 ack count, 12 per ack), found 5; ${asV2}`,
+      ],
+    ]);
     const short = memo({
       batch: {
         baseSeq: 8,
@@ -84,8 +92,42 @@ describe('decodeStateRecord', () => {
         ],
       },
     });
-    const torn = decode(memoKey, short.subarray(0, short.length - 4));
-    expect(torn.findings).toEqual([['bad-v3-tail', 'v3 ack count 2 needs 24 bytes, 20 present; read as v2']]);
+    const torn = decode(memoKey, short.subarray(0, short.length - 4), 200);
+    expect(torn.entry.memo?.version).toBe(2);
+    expect(torn.findings).toEqual([
+      [
+        'bad-v3-tail',
+        'v3 tail (28 bytes from value byte 18, file byte 218) is not whole: ' +
+          `ack count 2 at value byte 22 needs 24 bytes of acks from value byte 26, found 20; ${asV2}`,
+      ],
+    ]);
+    const zero = Buffer.concat([memo().subarray(0, 18), Buffer.alloc(8)]);
+    expect(decode(memoKey, zero).findings[0]?.[1]).toContain('ack count 0 at value byte 22, expected 1..1024');
+  });
+
+  it('a window tail that is not whole keeps the v3 memo, and says so (not "read as v2")', () => {
+    const acks = [{ partition: 1, offset: 10n }];
+    const window = [{ baseSeq: 4, acks: [{ partition: 2, offset: 3n }] }];
+    const whole = memo({ lastSeq: 8, lastPartition: 1, lastOffset: 10n, batch: { baseSeq: 8, acks }, window });
+    // v3 part: 18 + 8 + 12 = 38 bytes; the window tail after it is 5 + 8 + 12 = 25.
+    expect(whole.length).toBe(63);
+    const torn = decode(memoKey, whole.subarray(0, 60));
+    expect(torn.entry.memo).toMatchObject({ version: 3, baseSeq: 8, acks });
+    expect(torn.findings).toEqual([
+      [
+        'bad-window-tail',
+        'window tail (22 bytes from value byte 38) is not whole: batch 1 of 1: ack count 1 at value byte 47 needs ' +
+          "12 bytes of acks from value byte 51, found 9; the v3 memo is used without its window: resends of the window's " +
+          'older batches are not deduplicated',
+      ],
+    ]);
+    expect(torn.raw[0]?.position).toBe(90);
+    const foreign = Buffer.concat([whole.subarray(0, 38), Buffer.from('deadbeef01', 'hex')]);
+    expect(decode(memoKey, foreign).findings[0]?.[1]).toContain(
+      'magic 0xdeadbeef at value byte 38, expected 0x43525749 ("CRWI")',
+    );
+    const extra = Buffer.concat([whole, Buffer.alloc(2)]);
+    expect(decode(memoKey, extra).findings[0]?.[1]).toContain('2 bytes after the last batch, from value byte 63');
   });
 
   it('a whole v3 memo: consistent, or each inconsistency named', () => {

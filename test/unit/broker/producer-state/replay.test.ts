@@ -79,6 +79,31 @@ describe('replayProducerState', () => {
     }
   });
 
+  it('warns of an ignored memo tail by part: a torn v3 tail leaves v2, a torn window tail leaves v3', async () => {
+    const batch = { baseSeq: 0, acks: [{ partition: 1, offset: 0n }] };
+    const v3 = encodeMemoValue({ lastSeq: 0, lastOffset: 0n, lastPartition: 1, epoch: 0, batch });
+    const windowed = encodeMemoValue({
+      ...{ lastSeq: 1, lastOffset: 1n, lastPartition: 1, epoch: 0 },
+      batch,
+      window: [batch],
+    });
+    await append(encodeMemoKey(4n, 'torn-v3'), v3.subarray(0, v3.length - 1));
+    await append(encodeMemoKey(4n, 'torn-window'), windowed.subarray(0, windowed.length - 1));
+    const logs = openLogs();
+    warnings.length = 0;
+    try {
+      const s = replayProducerState(logs, logger);
+      expect(s.memos.get(4n)?.get('torn-v3')?.memo.version).toBe(2);
+      expect(s.memos.get(4n)?.get('torn-window')?.memo).toMatchObject({ version: 3, window: undefined });
+      expect(warnings.sort()).toEqual([
+        '__producer_state memo v3 tail ignored; the memo acts as v2',
+        '__producer_state memo window tail ignored; the memo acts as v3 without its window',
+      ]);
+    } finally {
+      await Promise.all(logs.map((l) => l.close()));
+    }
+  });
+
   it('refuses a memo value of the wrong length, naming the segment file and the record offset', async () => {
     const key = encodeMemoKey(4n, 'orders');
     await append(key, Buffer.alloc(12));
