@@ -1,6 +1,7 @@
 /**
  * The load of `bench producer`: each producer sends keyed records through its accumulator, at its share of the
- * total rate (an open-loop schedule checked every millisecond) or, without a rate, as fast as the buffer admits.
+ * total rate (drivePaced: arrivals evenly spaced in time, as the seed's model assumes) or, without a rate, as fast
+ * as the buffer admits (driveProducer).
  * Sends are never awaited one by one: when the buffer has no room for the next record the loop waits for one to
  * settle, which is the backpressure an application would apply. Outcomes are counted, and the slowest settle is
  * kept so a run can show every send settled within its delivery deadline.
@@ -15,8 +16,6 @@ export interface LoadOptions {
   records: readonly ProducerRecord[];
   /** performance.now() at which to stop sending. */
   until: number;
-  /** This producer's share of the rate in records/s; undefined: unthrottled. */
-  recordsPerSec: number | undefined;
   /** Buffer bytes one record takes, to decide whether to send or wait. */
   recordCharge: number;
   /** Keep the longest send-to-outcome time (of every 16th send, and the first). */
@@ -125,15 +124,53 @@ class Load {
   }
 }
 
+/**
+ * Every producer at `recordsPerSec`, arrivals evenly spaced in time (the seed's smooth-arrival assumption): one
+ * open-loop stream at P × the rate dealt round-robin, so each producer's records are 1/rate apart and its neighbour's
+ * fall between them. A wake-up sends what fell due since the last one and the next comes as soon as the event loop
+ * has turned once (setImmediate; a timer only when the next arrival is more than a millisecond away), so a burst is
+ * only as large as the loop is slow, which `wokeUp` records per producer. When a producer's buffer is full the
+ * stream waits for it (the backpressure an application would apply) and then sends its backlog: the run has not
+ * kept up, which the model check reports.
+ */
+export async function drivePaced(
+  producers: readonly Producer[],
+  options: LoadOptions,
+  recordsPerSec: number,
+): Promise<LoadFigures[]> {
+  const loads = producers.map((p) => new Load(p, options));
+  const perMs = (recordsPerSec * loads.length) / 1000;
+  const counts = new Array<number>(loads.length).fill(0);
+  const start = performance.now();
+  let dealt = 0;
+  for (let now = start; now < options.until; now = performance.now()) {
+    const due = Math.floor((now - start) * perMs);
+    counts.fill(0);
+    let waited: Load | undefined;
+    for (; dealt < due; dealt++) {
+      const i = dealt % loads.length;
+      if (loads[i]!.full) {
+        waited = loads[i];
+        break;
+      }
+      loads[i]!.sendOne();
+      counts[i]! += 1;
+    }
+    loads.forEach((load, i) => load.wokeUp(counts[i]!));
+    if (waited) await waited.untilRoom();
+    else await tick(Math.floor((dealt + 1) / perMs - (performance.now() - start)));
+  }
+  await Promise.all(producers.map((p) => p.flush()));
+  for (const load of loads) while (load.outstanding > 0) await load.untilRoom();
+  return loads.map((l) => l.figures);
+}
+
+/** One producer as fast as its buffer admits (the throughput figure): sends in runs of 1,000 between event-loop turns. */
 export async function driveProducer(producer: Producer, options: LoadOptions): Promise<LoadFigures> {
   const load = new Load(producer, options);
   const f = load.figures;
-  const start = performance.now();
   while (performance.now() < options.until) {
-    const due =
-      options.recordsPerSec === undefined
-        ? f.sent + 1_000
-        : Math.floor(((performance.now() - start) / 1000) * options.recordsPerSec);
+    const due = f.sent + 1_000;
     // The clock is read once per 64 sends: the load itself should cost next to nothing per record.
     let now = performance.now();
     const before = f.sent;
@@ -147,7 +184,7 @@ export async function driveProducer(producer: Producer, options: LoadOptions): P
       if ((f.sent & 63) === 0) now = performance.now();
     }
     load.wokeUp(f.sent - before);
-    await tick(options.recordsPerSec === undefined ? 0 : 1);
+    await tick(0);
   }
   await producer.flush();
   while (load.outstanding > 0) await load.untilRoom();

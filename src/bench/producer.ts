@@ -16,7 +16,7 @@ import { batchOverhead } from '../client/moonmq/split-batch.js';
 import { DEFAULT_MAX_FRAME_SIZE } from '../protocol/limits.js';
 import { UsageError } from '../errors.js';
 import { type BaselineFigures, handBatches } from './producer-baseline.js';
-import { driveProducer, RssSampler } from './producer-load.js';
+import { drivePaced, driveProducer, RssSampler } from './producer-load.js';
 import { type ModelInput, type Prediction, predict } from './producer-model.js';
 import { type Measured, type ModelCheck, checkModel, combine } from './producer-figures.js';
 
@@ -296,18 +296,17 @@ async function runLoads(
   try {
     const start = performance.now();
     const perProducer = r.rate === undefined ? undefined : r.rate / recordBytes / r.producers;
-    const loads = await Promise.all(
-      producers.map((p) =>
-        driveProducer(p, {
-          topic: run.topic,
-          records: run.records,
-          until: start + run.durationMs,
-          recordsPerSec: perProducer,
-          recordCharge: recordCharge(recordBytes + 8, true),
-          timeSettles: run.rss !== undefined,
-        }),
-      ),
-    );
+    const load = {
+      topic: run.topic,
+      records: run.records,
+      until: start + run.durationMs,
+      recordCharge: recordCharge(recordBytes + 8, true),
+      timeSettles: run.rss !== undefined,
+    };
+    const loads =
+      perProducer === undefined
+        ? await Promise.all(producers.map((p) => driveProducer(p, load)))
+        : await drivePaced(producers, load, perProducer);
     const wallMs = performance.now() - start;
     delay.disable();
     const eventLoopDelayMs = { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6 };

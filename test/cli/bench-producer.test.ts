@@ -18,6 +18,11 @@ describe('crater bench producer', () => {
       /r = 100,000 B\/s per accumulator, fill time B\/r = .+, arrivals during linger r×L = 500 B \(L = 5 ms\)/,
     );
     expect(r.stdout).toMatch(/measured: mean batch [\d,]+ B of key \+ value \([\d.]+x the prediction\)/);
+    // The model check --json has as `model`: keptUp and the effective prediction.
+    expect(r.stdout).toMatch(/model: offered 0\.20 MB\/s, achieved [\d.]+ MB\/s; keptUp (true|false): /);
+    expect(r.stdout).toMatch(
+      /effective \(the run's own rate, opening burst and linger .+\): r = [\d,]+ B\/s per accumulator, mean batch ≈ [\d,]+ B \([\d.]+ records\); measured [\d.]+x that/,
+    );
   }, 60_000);
 
   it('--sweep linger=0,20 draws one chart row per value', async () => {

@@ -20,6 +20,8 @@ export interface ChildBrokerOptions {
   topics?: readonly string[];
   /** A crash point of src/broker/fault-hooks.ts: the child SIGKILLs itself there. */
   crashAt?: string | undefined;
+  /** Times the crash point is passed before the hit that kills (default 0). */
+  crashSkip?: number | undefined;
   /** How long to wait for the broker to listen (default 15 s). */
   startTimeoutMs?: number;
 }
@@ -30,6 +32,8 @@ export function startChildBroker(dataDir: string, options: ChildBrokerOptions = 
     options.crashAt === undefined
       ? [path.join(repoRoot, 'bin/run.js'), 'broker', 'start', '--data-dir', dataDir, '--port', '0']
       : [path.join(repoRoot, 'test/helpers/fault-broker.mjs'), '--data-dir', dataDir, '--crash-at', options.crashAt];
+  if (options.crashAt !== undefined && options.crashSkip !== undefined)
+    args.push('--crash-skip', String(options.crashSkip));
   for (const topic of options.topics ?? []) args.push('--topic', topic);
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<NodeJS.Signals | null>((resolve) =>

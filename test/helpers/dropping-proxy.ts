@@ -22,6 +22,8 @@ export class DroppingProxy {
   armedSkip = 0;
   holding = false;
   dropped = 0;
+  /** Reply frames swallowed while holding. */
+  held = 0;
 
   private constructor(private readonly target: number) {}
 
@@ -57,7 +59,8 @@ export class DroppingProxy {
         return;
       }
       // Frame by frame, so that a cut can pass on exactly the replies before it.
-      if (!this.holding) for (const f of frames) socket.write(encodeFrame(f));
+      if (this.holding) this.held += frames.length;
+      else for (const f of frames) socket.write(encodeFrame(f));
     });
     socket.on('close', () => upstream.destroy());
     upstream.on('close', () => socket.destroy());

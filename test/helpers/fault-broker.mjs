@@ -2,7 +2,9 @@
 // built broker, started like `crater broker start` on a data dir and port 0, with a fault hook that SIGKILLs this
 // process at the crash point named by --crash-at. Nothing in the product reads a crash point; only this file does.
 //
-//   node test/helpers/fault-broker.mjs --data-dir DIR --crash-at POINT [--topic name:partitions]...
+//   node test/helpers/fault-broker.mjs --data-dir DIR --crash-at POINT [--crash-skip N] [--topic name:partitions]...
+//
+// --crash-skip N passes the crash point N times before the hit that kills (default 0: the first kills).
 //
 // Prints CRATER_BROKER=host:port once listening; SIGTERM stops it gracefully.
 import { parseArgs } from 'node:util';
@@ -13,6 +15,7 @@ const { values } = parseArgs({
   options: {
     'data-dir': { type: 'string' },
     'crash-at': { type: 'string' },
+    'crash-skip': { type: 'string' },
     topic: { type: 'string', multiple: true },
   },
 });
@@ -23,9 +26,10 @@ if (!values['data-dir'] || !crashPoints.includes(crashAt)) {
   );
   process.exit(2);
 }
+let skip = Number(values['crash-skip'] ?? 0);
 const faults = {
   crashPoint(point) {
-    if (point !== crashAt) return;
+    if (point !== crashAt || skip-- > 0) return;
     process.stderr.write(`fault hook: crash point ${point} reached, killing the broker\n`);
     process.kill(process.pid, 'SIGKILL');
   },

@@ -12,14 +12,17 @@
  * data of such a request is always the partition's tail). Some missing: the request did not finish. Its present
  * records must be the tails of their partitions and none of its acks may be gone, otherwise the state cannot be
  * trusted and the broker refuses to start. The present records are truncated away and fsynced, and the memo is
- * replaced by a "no ack" memo at the sequence before the request, so the client's resend (it never got an ack)
- * lands fresh, once.
+ * replaced by the state before the request, so the client's resend (it never got an ack) lands fresh, once: for a
+ * windowed producer the newest batch of the memo's window becomes the memo again, with the rest of the window (its
+ * batches were in flight too, and a resend of any of them must still be a duplicate); else a "no ack" memo at the
+ * sequence before the request.
  */
 import { StorageError } from '../../errors.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { type MemoAck, NO_ACK_PARTITION, type SequenceMemo, isNoAckMemo } from '../../storage/producer-state-codec.js';
 import type { Logger } from '../logger.js';
 import type { ProducerStateSnapshot } from './replay.js';
+import { lastSeqOf } from './sequence-table.js';
 
 type AckState = { kind: 'present'; end: bigint } | { kind: 'missing' } | { kind: 'gone'; why: string };
 
@@ -61,6 +64,30 @@ export function nothingLandedMemo(memo: SequenceMemo): SequenceMemo {
     lastPartition: NO_ACK_PARTITION,
     epoch: memo.epoch,
     batch: undefined,
+  };
+}
+
+/**
+ * The memo before the interrupted request `memo` names: the newest batch of its window as a v3 memo with the older
+ * ones as its window, when that batch ends right before the request and the logs hold every record the window names
+ * (checked after the request's records were truncated); else the "no ack" memo.
+ */
+export function memoBefore(memo: SequenceMemo, logs: readonly PartitionLog[]): SequenceMemo {
+  const [newest, ...older] = memo.window ?? [];
+  const contiguous =
+    newest !== undefined &&
+    memo.batch !== undefined &&
+    lastSeqOf(newest.baseSeq, newest.acks.length + 1) === memo.batch.baseSeq;
+  const last = newest?.acks[newest.acks.length - 1];
+  if (!contiguous || !last || !windowBacked(memo.window, logs)) return nothingLandedMemo(memo);
+  return {
+    version: 3,
+    lastSeq: lastSeqOf(newest.baseSeq, newest.acks.length),
+    lastOffset: last.offset,
+    lastPartition: last.partition,
+    epoch: memo.epoch,
+    batch: { baseSeq: newest.baseSeq, acks: [...newest.acks] },
+    window: older.length > 0 ? older : undefined,
   };
 }
 
@@ -151,7 +178,7 @@ async function repairMemo(check: MemoCheck, logger: Logger): Promise<MemoRepair 
     truncated.push({ partition, offset });
   }
   await Promise.all(truncated.map((t) => logs[t.partition - 1]!.sync()));
-  const replacement = nothingLandedMemo(memo);
+  const replacement = memoBefore(memo, logs);
   logger.warn('an idempotent request did not finish before the broker stopped; its records are taken back', {
     producerId: producerId.toString(),
     topic,
@@ -188,13 +215,17 @@ function dropUnbackedWindow(
   who: { producerId: string; topic: string },
   logger: Logger,
 ): void {
-  const missing = memo.window?.some((b) =>
+  if (windowBacked(memo.window, logs)) return;
+  memo.window = undefined;
+  logger.warn('a __producer_state window names records that are gone; its older batches are not deduplicated', who);
+}
+
+/** Whether every record a window names is below its log's end (no window: true). */
+function windowBacked(window: SequenceMemo['window'], logs: readonly PartitionLog[]): boolean {
+  return !window?.some((b) =>
     b.acks.some((a) => {
       const log = logs[a.partition - 1];
       return !log || a.offset >= log.logEndOffset;
     }),
   );
-  if (!missing) return;
-  memo.window = undefined;
-  logger.warn('a __producer_state window names records that are gone; its older batches are not deduplicated', who);
 }

@@ -2,7 +2,7 @@
  * Rendering of `bench producer`: the seed's prediction next to the measurement, the hand-batching comparison, the
  * stall figures, and for a sweep a terminal chart (records/s and p99 record queue time per value, as bars).
  */
-import type { Measured, ProducerBenchReport, ProducerPoint, SweepParameter } from '../../bench/producer.js';
+import type { Measured, ModelCheck, ProducerBenchReport, ProducerPoint, SweepParameter } from '../../bench/producer.js';
 import type { Prediction } from '../../bench/producer-model.js';
 import { barChart } from './bar-chart.js';
 import { formatBytes, formatCount, formatDuration } from './format.js';
@@ -39,6 +39,18 @@ export function measuredLines(m: Measured, ratio: number | null): string[] {
   ];
 }
 
+/** The model against the run (what --json has as `model`): did the load keep up, and the run's own prediction. */
+export function modelLines(c: ModelCheck, measuredMbPerSec: number): string[] {
+  const e = c.effective;
+  const kept = c.keptUp
+    ? 'the load kept up with the offered rate, so the model applies'
+    : 'the load did NOT keep up (under 90% of the offered rate acked, or batches waited 10 lingers for a request): the model does not apply, batches fill from the backlog';
+  return [
+    `model: offered ${c.offeredMbPerSec.toFixed(2)} MB/s, achieved ${measuredMbPerSec.toFixed(2)} MB/s; keptUp ${c.keptUp}: ${kept}`,
+    `  effective (the run's own rate, opening burst and linger ${formatDuration(c.effectiveLingerMs)}): r = ${n(e.bytesPerSecPerAccumulator)} B/s per accumulator, mean batch ≈ ${n(e.meanBatchBytes)} B (${e.meanBatchRecords.toFixed(1)} records); measured ${c.effectiveRatio.toFixed(2)}x that`,
+  ];
+}
+
 export function producerSummary(report: ProducerBenchReport): string {
   const lines = [producerHeader(report)];
   const point = report.points[0]!;
@@ -47,6 +59,7 @@ export function producerSummary(report: ProducerBenchReport): string {
     if (point.prediction) lines.push(...predictionLines(point.prediction, point.lingerMs));
     else lines.push('prediction: none without --rate (the model needs the bytes/s per accumulator)');
     lines.push(...measuredLines(point.measured, point.batchRatio));
+    if (point.model) lines.push(...modelLines(point.model, point.measured.mbPerSec));
   }
   const b = report.baseline;
   if (b) {

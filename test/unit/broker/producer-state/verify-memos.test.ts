@@ -1,7 +1,8 @@
 /**
  * The start-up check of the last memo per (pid, topic) against the data (verify-memos.ts), on real segmented logs
  * in a temp dir: a memo whose records are all there stays; one whose records are partly or wholly missing (a broker
- * killed inside that request's writes) has its present records truncated and is replaced by a "no ack" memo; one
+ * killed inside that request's writes) has its present records truncated and is replaced by a "no ack" memo (or, for
+ * a windowed producer, by its window's newest batch); one
  * whose present records are not the partition's tail refuses the start. Then the same through a whole broker.
  */
 import fs from 'node:fs';
@@ -101,6 +102,24 @@ describe('verifyLastMemos', () => {
     });
     expect(p1!.logEndOffset).toBe(start);
     expect(p1!.read(0n, { maxRecords: 10 }).map((r) => r.value.toString())).toEqual(['earlier']);
+  });
+
+  it("a windowed memo whose own batch is missing: its window's newest batch is the memo again, the rest its window", async () => {
+    const [p1, p2] = await partitions(2);
+    const older = { baseSeq: 0, acks: land(p1!, 1, ['w0', 'w1']) };
+    const newest = { baseSeq: 2, acks: land(p2!, 2, ['w2', 'w3']) };
+    const start = p1!.logEndOffset;
+    // Batch seq 4..5 died inside its writes: one record landed on partition 1, the other never on partition 2.
+    const acks = [...land(p1!, 1, ['x4']), { partition: 2, offset: p2!.logEndOffset }];
+    const memo = { ...batchMemo(4, acks), window: [newest, older] };
+    const repairs = await verifyLastMemos(snapshotOf(memo), () => [p1!, p2!], logger);
+    expect(repairs[0]!.truncated).toEqual([{ partition: 1, offset: start }]);
+    expect(repairs[0]!.replacement).toEqual({ ...batchMemo(2, newest.acks), window: [older] });
+    // A window whose newest batch is not right before the request (not contiguous) cannot be trusted to be it.
+    const gap = { ...batchMemo(6, [{ partition: 2, offset: p2!.logEndOffset }]), window: [newest, older] };
+    const [repair] = await verifyLastMemos(snapshotOf(gap), () => [p1!, p2!], logger);
+    expect(repair!.replacement).toMatchObject({ version: 2, lastSeq: 5, lastPartition: 0, batch: undefined });
+    expect(repair!.replacement.window).toBeUndefined();
   });
 
   it('a wholly absent batch at base 0: nothing to truncate, last_seq 0xFFFFFFFF (−1) and no ack', async () => {
