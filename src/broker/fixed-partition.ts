@@ -11,12 +11,22 @@ import { HandlerError } from './handler.js';
 import type { AppendPlan } from './produce-path.js';
 import type { Topic } from './topics.js';
 
-export function hasFixedPartition(request: ProduceBatch): boolean {
+export function hasFixedPartition(request: Omit<ProduceBatch, 'records'>): boolean {
   return (request.flags & BatchFlag.PARTITION) !== 0;
 }
 
 /** The plan for `n` records all bound for `request.partition`, refused (ERR 1) when that is not 1..N. */
 export function planFixedPartition(topic: Topic, request: ProduceBatch): AppendPlan {
+  const partition = fixedPartitionOf(topic, request);
+  const n = request.records.length;
+  return {
+    assigned: new Uint16Array(n).fill(partition),
+    groups: new Map([[partition, Array.from({ length: n }, (_, i) => i)]]),
+  };
+}
+
+/** The 1-based partition a PARTITION batch names, refused (ERR 1) with IDEMPOTENT or when it is not 1..N. */
+export function fixedPartitionOf(topic: Topic, request: Omit<ProduceBatch, 'records'>): number {
   if (request.flags & BatchFlag.IDEMPOTENT) {
     throw new HandlerError(ErrorCode.BAD_FRAME, 'BATCH_FLAG_PARTITION cannot be combined with an idempotent batch');
   }
@@ -28,9 +38,5 @@ export function planFixedPartition(topic: Topic, request: ProduceBatch): AppendP
       `partition ${partition} out of range 1..${count} for topic '${topic.name}'`,
     );
   }
-  const n = request.records.length;
-  return {
-    assigned: new Uint16Array(n).fill(partition),
-    groups: new Map([[partition, Array.from({ length: n }, (_, i) => i)]]),
-  };
+  return partition;
 }

@@ -3,6 +3,7 @@
  * scratch buffer's growth, and the wrapping of a failure as a StorageError.
  */
 import { LogFencedError, StorageError } from '../errors.js';
+import type { AppendResult, SourceAppendResult } from './partition-log.js';
 
 export interface SegmentedLogFaults {
   /** Each `append` call writes only its first n records and reports an error for the rest. */
@@ -33,4 +34,10 @@ export function asStorageError(err: unknown, what: string): Error {
   return err instanceof StorageError || err instanceof LogFencedError
     ? err
     : new StorageError(`${what}: ${(err as Error).message}`, { cause: err });
+}
+
+/** A source append's result in `append`'s form (bigint offsets). */
+export function withBigintOffsets(result: SourceAppendResult): AppendResult {
+  const offsets = result.offsets.map(BigInt);
+  return result.error ? { offsets, error: result.error } : { offsets };
 }

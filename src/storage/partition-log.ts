@@ -1,6 +1,7 @@
 import type { LogFencedError } from '../errors.js';
 import { type RecordToStore, type StoredRecord, recordSize } from './record.js';
 import type { RawRun } from './raw-reader.js';
+import type { RecordSource } from './record-source.js';
 
 /**
  * What the broker needs from one partition's log, whichever backend holds it. Offsets are opaque cursors
@@ -35,6 +36,11 @@ export interface PartitionLog {
    */
   append(records: readonly RecordToStore[]): AppendResult;
   /**
+   * `append` for a RecordSource, offsets as numbers (byte positions stay below 2^53): the produce hot path's form.
+   * Optional: a backend without it is given RecordToStore lists.
+   */
+  appendSource?(source: RecordSource): SourceAppendResult;
+  /**
    * Cuts the log back so that `offset` (a record start this log returned, at or above the log start) is the LEO.
    * Optional: a backend without it cannot take back a partial batch's records past the failure point.
    */
@@ -59,6 +65,11 @@ export interface PartitionLog {
 
 export interface AppendResult {
   offsets: bigint[];
+  error?: Error;
+}
+
+export interface SourceAppendResult {
+  offsets: number[];
   error?: Error;
 }
 

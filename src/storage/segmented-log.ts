@@ -24,8 +24,10 @@ import { fsyncDirSync } from './file-io.js';
 import { FsyncClaims } from './fsync-claims.js';
 import { GroupCommitter, type GroupCommitterOptions } from './group-committer.js';
 import { type SegmentedLogFaults, asStorageError, grownScratch, injectedLimit } from './append-support.js';
+import { withBigintOffsets } from './append-support.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
-import { recordSize, writeRecord } from './record.js';
+import type { SourceAppendResult } from './partition-log.js';
+import { type RecordSource, StoredRecordsSource } from './record-source.js';
 import { type RecoveryReport, loadSegments, writeCleanShutdownMarker } from './recovery.js';
 import { type RawRun, readRawRun } from './raw-reader.js';
 import { RecoveryPointTracker } from './recovery-point.js';
@@ -60,7 +62,7 @@ interface AppendRun {
   active: Segment;
   segStart: number;
   fill: number;
-  offsets: bigint[];
+  offsets: number[];
   flushed: number;
 }
 
@@ -174,19 +176,23 @@ export class SegmentedLog implements PartitionLog {
     return this.segments[this.segments.length - 1]!;
   }
 
-  /**
-   * Encodes the records into the scratch buffer and writes them with one positional write per segment touched,
-   * rolling first where a record would overflow the active segment. Stops at the first record that cannot be encoded
-   * (the ones before it are written) or at a failed write (nothing of that write counts).
-   */
   append(records: readonly RecordToStore[]): AppendResult {
-    const offsets: bigint[] = [];
+    return withBigintOffsets(this.appendSource(new StoredRecordsSource(records)));
+  }
+
+  /**
+   * Encodes into the scratch buffer, one positional write per segment touched, rolling first where a record would
+   * overflow the active segment. Stops at the first record that cannot be encoded (the ones before it are written)
+   * or at a failed write (nothing of that write counts).
+   */
+  appendSource(source: RecordSource): SourceAppendResult {
+    const offsets: number[] = [];
     const refused = this.appendRefusal();
     if (refused) return { offsets, error: refused };
-    if (records.length === 0) return { offsets };
-    const injected = injectedLimit(this.faults, records.length);
+    if (source.count === 0) return { offsets };
+    const injected = injectedLimit(this.faults, source.count);
     const run: AppendRun = { active: this.active, segStart: 0, fill: 0, offsets, flushed: 0 };
-    const encoded = this.encodeRun(run, records, injected.limit);
+    const encoded = this.encodeRun(run, source, injected.limit);
     let error = encoded.error ?? injected.error;
     if (!encoded.writeFailed) error = this.flushRun(run) ?? error;
     if (offsets.length > 0) this.writeSeq++;
@@ -207,15 +213,10 @@ export class SegmentedLog implements PartitionLog {
   }
 
   /** Encodes records [0, limit) into the scratch buffer, writing out and rolling each segment that fills up. */
-  private encodeRun(
-    run: AppendRun,
-    records: readonly RecordToStore[],
-    limit: number,
-  ): { error?: Error; writeFailed: boolean } {
+  private encodeRun(run: AppendRun, source: RecordSource, limit: number): { error?: Error; writeFailed: boolean } {
     for (let i = 0; i < limit; i++) {
-      const r = records[i]!;
       try {
-        const size = recordSize(r);
+        const size = source.size(i);
         const inSeg = run.active.size + (run.fill - run.segStart);
         if (inSeg + size > this.maxSegmentBytes && inSeg > 0) {
           try {
@@ -228,10 +229,10 @@ export class SegmentedLog implements PartitionLog {
           }
         }
         if (run.fill + size > this.scratch.length) this.scratch = grownScratch(this.scratch, run.fill, run.fill + size);
-        writeRecord(this.scratch, run.fill, r);
+        source.write(this.scratch, run.fill, i);
         const pos = run.active.size + (run.fill - run.segStart);
-        run.active.index.consider(Number(r.timestamp), pos);
-        run.offsets.push(BigInt(run.active.base + pos));
+        run.active.index.consider(source.timestampMs(i), pos);
+        run.offsets.push(run.active.base + pos);
         run.fill += size;
       } catch (err) {
         // A record that cannot be encoded (say, a negative timestamp) ends the call; the ones before it are written.

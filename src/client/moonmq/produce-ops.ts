@@ -117,7 +117,8 @@ export function prepareBatch(records: readonly ProducerRecord[]): {
       withHeaders = true;
       out[i] = { key, value, headers: r.headers as RecordHeader[] };
     } else {
-      out[i] = { key, value };
+      // A record whose key and value are Buffers already is its own BatchRecord: no object per record.
+      out[i] = key === r.key && value === r.value ? (r as BatchRecord) : { key, value };
     }
   }
   return { records: out, withHeaders, bytes };

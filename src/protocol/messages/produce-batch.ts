@@ -92,20 +92,8 @@ export const ProduceBatchRequest = defineMessage<ProduceBatch>({
     }
   },
   decode(r) {
-    const flags = r.u8('flags');
-    const codec = r.u8('codec');
-    const topic = r.str('topic', Caps.topic);
-    const message: ProduceBatch = { flags, codec, topic, records: [] };
-    if (flags & BatchFlag.IDEMPOTENT) {
-      message.producerId = r.u64('pid');
-      message.baseSeq = r.u32('base_seq');
-      message.epoch = r.u16('epoch');
-    }
-    if (flags & BatchFlag.PARTITION) message.partition = r.u32('partition');
-    const withHeaders = (flags & BatchFlag.HEADERS) !== 0;
-    const countAt = r.offset;
-    const n = r.count('count', withHeaders ? MIN_ENTRY_WITH_HEADERS : MIN_ENTRY, Limits.batchRecords);
-    if (n === 0) throw new DecodeError('count', countAt, 'a batch needs at least 1 record');
+    const { message, n } = readBatchHead(r);
+    const withHeaders = (message.flags & BatchFlag.HEADERS) !== 0;
     const records = new Array<BatchRecord>(n);
     let i = 0;
     try {
@@ -129,6 +117,28 @@ export const ProduceBatchRequest = defineMessage<ProduceBatch>({
     return message;
   },
 });
+
+/**
+ * Everything of a PRODUCE_BATCH before its entries (`records` left empty), and the checked entry count: at least 1,
+ * at most Limits.batchRecords, and no more than the bytes left could hold.
+ */
+export function readBatchHead(r: Reader): { message: ProduceBatch; n: number } {
+  const flags = r.u8('flags');
+  const codec = r.u8('codec');
+  const topic = r.str('topic', Caps.topic);
+  const message: ProduceBatch = { flags, codec, topic, records: [] };
+  if (flags & BatchFlag.IDEMPOTENT) {
+    message.producerId = r.u64('pid');
+    message.baseSeq = r.u32('base_seq');
+    message.epoch = r.u16('epoch');
+  }
+  if (flags & BatchFlag.PARTITION) message.partition = r.u32('partition');
+  const withHeaders = (flags & BatchFlag.HEADERS) !== 0;
+  const countAt = r.offset;
+  const n = r.count('count', withHeaders ? MIN_ENTRY_WITH_HEADERS : MIN_ENTRY, Limits.batchRecords);
+  if (n === 0) throw new DecodeError('count', countAt, 'a batch needs at least 1 record');
+  return { message, n };
+}
 
 /**
  * The hot path of a header-less batch: `n` entries of `b` decoded on raw indices into `out` as zero-copy views, with
