@@ -38,9 +38,10 @@ export default defineConfig({
       reporter: ['text-summary', 'json-summary', 'html'],
       reportsDirectory: 'coverage',
       reportOnFailure: true,
-      // What the full suite reaches without the Kafka suite, rounded down: 90.59% of lines at the commit that set it
-      // (see the README's contributing section).
-      thresholds: { lines: 90 },
+      // Below what CI's run (both projects, merged) reaches, with a margin: 90.01-90.08% of lines before the in-process
+      // tests of src/cli (test/integration/cli-in-process.test.ts and others) added 229 lines (+1.8%, measured on the
+      // crater project), so about 91.8%; a threshold at the figure itself failed CI on any one newly uncovered file.
+      thresholds: { lines: 91 },
     },
     projects: [
       { extends: true, test: { name: 'crater', include: ['test/**/*.test.ts'], exclude: ['test/kafka/**'] } },
