@@ -4,7 +4,7 @@
  * logs and for `--cpu-prof` notices):
  *
  *   parent → child   { type: 'stats', id }        answered with a BrokerStats carrying the same id
- *                    { type: 'reset-peak', id }   starts a new peak-RSS window, answered like 'stats'
+ *                    { type: 'reset-peak', id }   starts a new peak-RSS and fsync-timing window, answered like 'stats'
  *                    { type: 'stop' }             stops the broker, then the child leaves the channel and exits
  *   child → parent   { type: 'ready', host, port, startMs, recoveryScannedBytes } once listening (how long
  *                    Broker.start took, and the log bytes its storage recovery read); { type: 'failed', message }
@@ -14,6 +14,7 @@
 import { Broker } from '../broker/broker.js';
 import type { AcksMode } from '../broker/config.js';
 import { recoveryScannedBytes } from '../storage/recovery.js';
+import { FsyncTimer, type FsyncWindow } from './fsync-timer.js';
 
 export interface ChildBrokerOptions {
   dataDir: string;
@@ -35,6 +36,8 @@ export interface BrokerStats {
   peakRssBytes: number;
   /** CPU time (user + system) the broker process has used since it started, in milliseconds. */
   cpuMs: number;
+  /** The broker's asynchronous fsyncs (the group committers') since start or the last 'reset-peak', timed. */
+  fsyncs: FsyncWindow;
 }
 
 export interface ReadyMessage {
@@ -56,6 +59,8 @@ function send(message: ChildMessage): void {
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as ChildBrokerOptions;
   let broker: Broker;
+  const fsyncTimer = new FsyncTimer();
+  fsyncTimer.install();
   const started = performance.now();
   try {
     // Every bench connection comes from loopback: `--connections 256` plus the fetching and probing ones.
@@ -83,6 +88,7 @@ async function main(): Promise<void> {
       rssBytes: rss,
       peakRssBytes: peak,
       cpuMs: (cpu.user + cpu.system) / 1000,
+      fsyncs: fsyncTimer.window(),
     };
   };
   let stopping = false;
@@ -100,6 +106,7 @@ async function main(): Promise<void> {
         break;
       case 'reset-peak':
         peak = 0;
+        fsyncTimer.reset();
         send(stats(message.id));
         break;
       case 'stop':

@@ -41,6 +41,11 @@ const report: BatchVsSingleReport = {
   },
   singleOverFloor: 1.8867,
   p99OverFsyncP99: 1.5,
+  targets: {
+    batchMedianMs: { target: 1, measured: 4, met: false },
+    floorRatio: { target: 1.3, measured: 1.8867, met: false },
+    p99OverFsyncP99: { target: 3, measured: 1.5, met: true },
+  },
 };
 
 describe('batch-vs-single rendering', () => {
@@ -139,11 +144,14 @@ describe('throughput rendering', () => {
         partitions: 4,
         codec: 'none',
         ratePerSec: null,
+        vsPartitions: null,
       },
       produce: {
         ...phase,
         brokerPeakRssBytes: 64_000_000,
         fsyncs: 4,
+        recordsPerFsync: 250,
+        brokerFsync: { count: 4, meanMs: 0.2, p50Ms: 0.2, p99Ms: 0.3, busyShare: 0.1 },
         brokerCpuNsPerRecord: 900,
         clientCpuNsPerRecord: 300,
       },
@@ -151,9 +159,12 @@ describe('throughput rendering', () => {
         ...phase,
         brokerPeakRssBytes: null,
         fsyncs: null,
+        recordsPerFsync: null,
+        brokerFsync: null,
         brokerCpuNsPerRecord: null,
         clientCpuNsPerRecord: 200,
       },
+      partitionScaling: null,
     };
     const lines = throughputCsv(t).split('\n');
     expect(lines).toHaveLength(3);
