@@ -56,20 +56,25 @@ function send(message: ChildMessage): void {
   process.send?.(message);
 }
 
-async function main(): Promise<void> {
-  const options = JSON.parse(process.argv[2] ?? '{}') as ChildBrokerOptions;
-  let broker: Broker;
-  const fsyncTimer = new FsyncTimer();
-  fsyncTimer.install();
-  const started = performance.now();
+/** The broker over `options`, or undefined after reporting why it did not start. */
+async function startBroker(options: ChildBrokerOptions): Promise<Broker | undefined> {
   try {
     // Every bench connection comes from loopback: `--connections 256` plus the fetching and probing ones.
-    broker = await Broker.start({ dataDir: options.dataDir, port: 0, acks: options.acks, maxConnectionsPerIp: 1024 });
+    return await Broker.start({ dataDir: options.dataDir, port: 0, acks: options.acks, maxConnectionsPerIp: 1024 });
   } catch (err) {
     send({ type: 'failed', message: (err as Error).message });
     if (process.connected) process.disconnect();
-    return;
+    return undefined;
   }
+}
+
+async function main(): Promise<void> {
+  const options = JSON.parse(process.argv[2] ?? '{}') as ChildBrokerOptions;
+  const fsyncTimer = new FsyncTimer();
+  fsyncTimer.install();
+  const started = performance.now();
+  const broker = await startBroker(options);
+  if (!broker) return;
   let peak = process.memoryUsage.rss();
   const sample = (): number => {
     const rss = process.memoryUsage.rss();
