@@ -4,7 +4,7 @@
  * logs and for `--cpu-prof` notices):
  *
  *   parent → child   { type: 'stats', id }        answered with a BrokerStats carrying the same id
- *                    { type: 'reset-peak', id }   starts a new peak-RSS window, answered like 'stats'
+ *                    { type: 'reset-peak', id }   starts a new peak-RSS and fsync-timing window, answered like 'stats'
  *                    { type: 'stop' }             stops the broker, then the child leaves the channel and exits
  *   child → parent   { type: 'ready', host, port, startMs, recoveryScannedBytes } once listening (how long
  *                    Broker.start took, and the log bytes its storage recovery read); { type: 'failed', message }
@@ -14,6 +14,7 @@
 import { Broker } from '../broker/broker.js';
 import type { AcksMode } from '../broker/config.js';
 import { recoveryScannedBytes } from '../storage/recovery.js';
+import { FsyncTimer, type FsyncWindow } from './fsync-timer.js';
 
 export interface ChildBrokerOptions {
   dataDir: string;
@@ -35,6 +36,8 @@ export interface BrokerStats {
   peakRssBytes: number;
   /** CPU time (user + system) the broker process has used since it started, in milliseconds. */
   cpuMs: number;
+  /** The broker's asynchronous fsyncs (the group committers') since start or the last 'reset-peak', timed. */
+  fsyncs: FsyncWindow;
 }
 
 export interface ReadyMessage {
@@ -53,18 +56,25 @@ function send(message: ChildMessage): void {
   process.send?.(message);
 }
 
-async function main(): Promise<void> {
-  const options = JSON.parse(process.argv[2] ?? '{}') as ChildBrokerOptions;
-  let broker: Broker;
-  const started = performance.now();
+/** The broker over `options`, or undefined after reporting why it did not start. */
+async function startBroker(options: ChildBrokerOptions): Promise<Broker | undefined> {
   try {
     // Every bench connection comes from loopback: `--connections 256` plus the fetching and probing ones.
-    broker = await Broker.start({ dataDir: options.dataDir, port: 0, acks: options.acks, maxConnectionsPerIp: 1024 });
+    return await Broker.start({ dataDir: options.dataDir, port: 0, acks: options.acks, maxConnectionsPerIp: 1024 });
   } catch (err) {
     send({ type: 'failed', message: (err as Error).message });
     if (process.connected) process.disconnect();
-    return;
+    return undefined;
   }
+}
+
+async function main(): Promise<void> {
+  const options = JSON.parse(process.argv[2] ?? '{}') as ChildBrokerOptions;
+  const fsyncTimer = new FsyncTimer();
+  fsyncTimer.install();
+  const started = performance.now();
+  const broker = await startBroker(options);
+  if (!broker) return;
   let peak = process.memoryUsage.rss();
   const sample = (): number => {
     const rss = process.memoryUsage.rss();
@@ -83,6 +93,7 @@ async function main(): Promise<void> {
       rssBytes: rss,
       peakRssBytes: peak,
       cpuMs: (cpu.user + cpu.system) / 1000,
+      fsyncs: fsyncTimer.window(),
     };
   };
   let stopping = false;
@@ -100,6 +111,7 @@ async function main(): Promise<void> {
         break;
       case 'reset-peak':
         peak = 0;
+        fsyncTimer.reset();
         send(stats(message.id));
         break;
       case 'stop':

@@ -10,7 +10,7 @@ import type { ProducerRecord } from '../client/moonmq/produce-ops.js';
 import { UsageError } from '../errors.js';
 import { Caps, Limits } from '../protocol/limits.js';
 import { LatencyRecorder } from './latency.js';
-import { MB, type Percentiles, perSecond } from './stats.js';
+import { type PhaseFigures, type PhaseTiming, cpuMs, diff, meter, phaseFigures } from './throughput-figures.js';
 import {
   type BenchCodec,
   type BenchTarget,
@@ -40,30 +40,17 @@ export interface ThroughputOptions extends TargetOptions {
   codec?: BenchCodec;
   /** Open-loop schedule in records/s over all connections; absent: as fast as the in-flight window allows. */
   ratePerSec?: number;
+  /**
+   * Also run the produce phase on a topic with this many partitions (after the main one, same broker and flags) and
+   * report the main phase's records/s as a ratio of it: issue 18's "64 partitions at least half of 4".
+   */
+  vsPartitions?: number;
   /** Records produced and fetched untimed before the phases (default 20,000; 0: none). */
   warmupRecords?: number;
   onProgress?: (step: string) => void;
 }
 
-export interface PhaseFigures {
-  records: number;
-  bytes: number;
-  /** Request frames (PRODUCE_BATCH or FETCH). */
-  requests: number;
-  wallMs: number;
-  recordsPerSec: number;
-  mbPerSec: number;
-  /** Per request, from its intended send time, milliseconds. */
-  latencyMs: Percentiles;
-  /** The broker child's highest sampled RSS during the phase; null for an external broker. */
-  brokerPeakRssBytes: number | null;
-  /** fsyncs of user topics in the phase (offsets and other `__*` writes left out); null for an external broker. */
-  fsyncs: number | null;
-  /** CPU time (user + system) the broker process spent in the phase, per record, in ns; null for an external broker. */
-  brokerCpuNsPerRecord: number | null;
-  /** CPU time the bench process (the client side) spent in the phase, per record, in ns. */
-  clientCpuNsPerRecord: number;
-}
+export type { PhaseFigures };
 
 export interface ThroughputReport {
   kind: 'throughput';
@@ -82,9 +69,12 @@ export interface ThroughputReport {
     partitions: number;
     codec: BenchCodec;
     ratePerSec: number | null;
+    vsPartitions: number | null;
   };
   produce: PhaseFigures;
   fetch: PhaseFigures;
+  /** With `vsPartitions`: that produce phase, and produce.recordsPerSec ÷ its records/s. */
+  partitionScaling: { partitions: number; produce: PhaseFigures; ratio: number } | null;
 }
 
 export const ThroughputDefaults = {
@@ -128,6 +118,7 @@ function throughputParams(options: ThroughputOptions): ThroughputParams {
     partitions: positiveInt('partitions', options.partitions ?? ThroughputDefaults.partitions, 1024),
     codec: options.codec ?? ThroughputDefaults.codec,
     ratePerSec: ratePerSec ?? null,
+    vsPartitions: options.vsPartitions === undefined ? null : positiveInt('vs-partitions', options.vsPartitions, 1024),
   };
 }
 
@@ -149,9 +140,16 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
       batch: benchRecords({ count: params.batchSize, valueSize: params.valueSize }),
       progress,
     };
+<<<<<<< HEAD
     const warm = await warmUp(run, options.warmupRecords ?? 20_000);
     const warmTopic = warm.topic;
     const produce = await measureProduce(run);
+=======
+    const warmTopic = await warmUp(run, options.warmupRecords ?? 20_000);
+    const produce = await measureProduce(run, params.partitions);
+    const vs = params.vsPartitions === null ? undefined : await measureProduce(run, params.vsPartitions);
+    if (vs) await clients[0]!.deleteTopic(vs.topic).catch(() => undefined);
+>>>>>>> wip/latency
     if (params.restartBeforeFetch) {
       progress('restarting the broker');
       await target.embedded!.restart();
@@ -163,12 +161,16 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
     await clients[0]!.deleteTopic(produce.topic).catch(() => undefined);
     await clients[0]!.deleteTopic(warmTopic).catch(() => undefined);
     const bytesPerRecord = payloadBytes(run.batch) / run.batch.length;
+    const figures = (t: ProduceTiming, partitions: number): PhaseFigures =>
+      phaseFigures(bytesPerRecord, t.sent.records, t.sent.batches, t, partitions);
+    const producePhase = figures(produce, params.partitions);
     return {
       kind: 'throughput',
       broker: target.info,
       params,
-      produce: phaseFigures(bytesPerRecord, produce.sent.records, produce.sent.batches, produce),
-      fetch: phaseFigures(bytesPerRecord, fetch.records, fetch.requests, fetch),
+      produce: producePhase,
+      fetch: phaseFigures(bytesPerRecord, fetch.records, fetch.requests, fetch, params.partitions),
+      partitionScaling: vs ? scaling(producePhase, figures(vs, params.vsPartitions!), params.vsPartitions!) : null,
     };
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));
@@ -182,15 +184,6 @@ interface PhaseRun {
   params: ThroughputParams;
   batch: ProducerRecord[];
   progress: (message: string) => void;
-}
-
-interface PhaseTiming {
-  ms: number;
-  latency: LatencyRecorder;
-  peak: number | null;
-  fsyncs: number | null;
-  brokerCpuMs: number | null;
-  clientCpuMs: number;
 }
 
 /**
@@ -213,18 +206,23 @@ async function warmUp(run: PhaseRun, warmupRecords: number): Promise<{ topic: st
   return { topic, records: warm.records };
 }
 
+function scaling(main: PhaseFigures, vs: PhaseFigures, partitions: number): ThroughputReport['partitionScaling'] {
+  return { partitions, produce: vs, ratio: vs.recordsPerSec > 0 ? main.recordsPerSec / vs.recordsPerSec : 0 };
+}
+
+type ProduceTiming = PhaseTiming & { topic: string; sent: { records: number; batches: number } };
+
 /** The timed produce phase, into a topic of its own: by record count or for a duration, open-loop with a rate. */
-async function measureProduce(
-  run: PhaseRun,
-): Promise<PhaseTiming & { topic: string; sent: { records: number; batches: number } }> {
+async function measureProduce(run: PhaseRun, partitions: number): Promise<ProduceTiming> {
   const { target, clients, params, batch } = run;
   const { records, durationMs, batchSize, ratePerSec } = params;
   const topic = benchTopicName('bench-tput');
-  await clients[0]!.createTopic(topic, params.partitions);
+  await clients[0]!.createTopic(topic, partitions);
   const totalBatches = records === null ? undefined : Math.ceil(records / batchSize);
   const lastBatchSize = records === null ? batchSize : records - (totalBatches! - 1) * batchSize;
   const intervalMs = ratePerSec === null ? undefined : (batchSize * 1000) / ratePerSec;
-  run.progress(records === null ? `producing for ${durationMs} ms` : `producing ${records} records`);
+  const into = `into ${partitions} partitions`;
+  run.progress(records === null ? `producing for ${durationMs} ms ${into}` : `producing ${records} records ${into}`);
   const latency = new LatencyRecorder();
   const before = await meter(target, true);
   const cpu = process.cpuUsage();
@@ -244,6 +242,7 @@ async function measureProduce(
     latency,
     peak: after.peak,
     fsyncs: diff(after.fsyncs, before.fsyncs),
+    fsyncWindow: after.fsyncWindow,
     brokerCpuMs: diff(after.cpuMs, before.cpuMs),
     clientCpuMs,
   };
@@ -263,44 +262,7 @@ async function measureFetch(
   const clientCpuMs = cpuMs(process.cpuUsage(cpu));
   const after = await meter(run.target, false);
   const brokerCpuMs = diff(after.cpuMs, before.cpuMs);
-  return { ...fetched, latency, peak: after.peak, fsyncs: null, brokerCpuMs, clientCpuMs };
-}
-
-function phaseFigures(bytesPerRecord: number, n: number, requests: number, t: PhaseTiming): PhaseFigures {
-  return {
-    records: n,
-    bytes: Math.round(n * bytesPerRecord),
-    requests,
-    wallMs: t.ms,
-    recordsPerSec: perSecond(n, t.ms),
-    mbPerSec: perSecond(n * bytesPerRecord, t.ms) / MB,
-    latencyMs: t.latency.percentiles(),
-    brokerPeakRssBytes: t.peak,
-    fsyncs: t.fsyncs,
-    brokerCpuNsPerRecord: t.brokerCpuMs === null ? null : Math.round((t.brokerCpuMs * 1e6) / n),
-    clientCpuNsPerRecord: Math.round((t.clientCpuMs * 1e6) / n),
-  };
-}
-
-function cpuMs(usage: NodeJS.CpuUsage): number {
-  return (usage.user + usage.system) / 1000;
-}
-
-function diff(a: number | null, b: number | null): number | null {
-  return a === null || b === null ? null : a - b;
-}
-
-/** Broker stats when embedded; `reset` opens a new peak-RSS window. */
-async function meter(target: BenchTarget, reset: boolean): Promise<Meter> {
-  if (!target.embedded) return { fsyncs: null, peak: null, cpuMs: null };
-  const s = reset ? await target.embedded.resetPeak() : await target.embedded.stats();
-  return { fsyncs: s.userFsyncCount, peak: s.peakRssBytes, cpuMs: s.cpuMs };
-}
-
-interface Meter {
-  fsyncs: number | null;
-  peak: number | null;
-  cpuMs: number | null;
+  return { ...fetched, latency, peak: after.peak, fsyncs: null, fsyncWindow: null, brokerCpuMs, clientCpuMs };
 }
 
 interface Window {

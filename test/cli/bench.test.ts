@@ -93,6 +93,14 @@ describe('crater bench throughput', () => {
     expect(report.fetch.records).toBe(2000);
   }, 60_000);
 
+  it('--vs-partitions adds a produce row for that many partitions and prints the ratio and group commit', async () => {
+    const r = await crater(['bench', 'throughput', '--records', '1000', '--partitions', '2', '--vs-partitions', '1']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/produce, 1 partitions/);
+    expect(r.stdout).toMatch(/^2 partitions: \d+\.\d\dx the records\/s of 1 partitions$/m);
+    expect(r.stdout).toMatch(/^produce: [\d.]+ records per fsync; broker fsyncs p50 [\d.]+ ms/m);
+  }, 60_000);
+
   it('--csv prints a header and a produce and a fetch row', async () => {
     const r = await crater(['bench', 'throughput', '--records', '1000', '--csv']);
     expect(r.code).toBe(0);

@@ -32,6 +32,13 @@ describe('batch-vs-single on the embedded broker', () => {
     expect(report.floors.fsyncMs.count).toBe(400);
     expect(report.floors.perRecordMs).toBeCloseTo(report.floors.rttMs.p50 + report.floors.fsyncMs.p50, 9);
     expect(report.singleOverFloor).toBeCloseTo(report.single.wallMs.median / 40 / report.floors.perRecordMs, 9);
+    expect(report.targets.floorRatio).toEqual({
+      target: 1.3,
+      measured: report.singleOverFloor,
+      met: report.singleOverFloor <= 1.3,
+    });
+    expect(report.targets.p99OverFsyncP99.measured).toBe(report.single.latencyMs.p99 / report.floors.fsyncMs.p99);
+    expect(report.targets.batchMedianMs).toMatchObject({ target: 1, measured: report.batch.wallMs.median });
     expect(report.single.fsyncs).toEqual([40]);
     expect(report.batch.fsyncs).toEqual([touched]);
     expect(touched).toBe(4);
@@ -100,6 +107,24 @@ describe('throughput on the embedded broker', () => {
     expect(report.fetch.recordsPerSec).toBeCloseTo((2500 * 1000) / report.fetch.wallMs, 6);
     expect(report.produce.brokerCpuNsPerRecord).toBeGreaterThan(0);
     expect(report.produce.clientCpuNsPerRecord).toBeGreaterThan(0);
+    expect(report.produce.recordsPerFsync).toBe(2500 / report.produce.fsyncs!);
+    // The timer sees every asynchronous fsync of the phase: the user topic's, and any internal topic's besides.
+    expect(report.produce.brokerFsync!.count).toBeGreaterThanOrEqual(report.produce.fsyncs!);
+    expect(report.produce.brokerFsync!.p99Ms).toBeGreaterThanOrEqual(report.produce.brokerFsync!.p50Ms);
+    expect(report.fetch.brokerFsync).toBeNull();
+    expect(report.partitionScaling).toBeNull();
+  }, 60_000);
+
+  it('--vs-partitions: a second produce phase into that many partitions, and the ratio of the two rates', async () => {
+    const report = await runThroughput({ records: 2000, batchSize: 500, partitions: 2, vsPartitions: 1 });
+    const vs = report.partitionScaling!;
+    expect(report.params).toMatchObject({ partitions: 2, vsPartitions: 1 });
+    expect(vs.partitions).toBe(1);
+    expect(vs.produce).toMatchObject({ records: 2000, requests: 4 });
+    // One partition: every batch one fsync, unless group commit merged two (one in flight: it cannot).
+    expect(vs.produce.fsyncs).toBe(4);
+    expect(vs.ratio).toBe(report.produce.recordsPerSec / vs.produce.recordsPerSec);
+    expect(report.fetch.records).toBe(2000);
   }, 60_000);
 
   it('--restart-before-fetch with pipelined FETCHes reads every record from a restarted broker', async () => {

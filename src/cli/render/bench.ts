@@ -147,10 +147,32 @@ export interface PhaseRow extends PhaseFigures {
 }
 
 export function phaseRows(report: ThroughputReport): PhaseRow[] {
-  return [
+  const rows = [
     { phase: 'produce', ...report.produce },
     { phase: 'fetch', ...report.fetch },
   ];
+  const vs = report.partitionScaling;
+  if (vs) rows.push({ phase: `produce, ${vs.partitions} partitions`, ...vs.produce });
+  return rows;
+}
+
+/** The lines under the table: group commit and the fsyncs' own time, and the partition-scaling ratio. */
+export function throughputNotes(report: ThroughputReport): string[] {
+  const lines: string[] = [];
+  const p = report.produce;
+  if (p.recordsPerFsync !== null && p.brokerFsync) {
+    const f = p.brokerFsync;
+    lines.push(
+      `produce: ${p.recordsPerFsync.toFixed(1)} records per fsync; broker fsyncs p50 ${f.p50Ms.toFixed(3)} ms, p99 ${f.p99Ms.toFixed(3)} ms, busy ${(100 * f.busyShare).toFixed(0)}% of wall time per partition`,
+    );
+  }
+  const vs = report.partitionScaling;
+  if (vs) {
+    lines.push(
+      `${report.params.partitions} partitions: ${vs.ratio.toFixed(2)}x the records/s of ${vs.partitions} partitions`,
+    );
+  }
+  return lines;
 }
 
 export function phaseColumns(): Column<PhaseRow>[] {

@@ -9,6 +9,8 @@ export default class BenchThroughput extends BaseCommand {
 
   static override description = `Produces --records records (or for --duration) in PRODUCE_BATCHes of --batch-size, with --in-flight batches pipelined on each of --connections connections, then reads them all back with batched FETCHes of --fetch-size. Reports records/s and MB/s (key + value bytes) for each phase, per-request latency percentiles (p50, p99, p99.9, max) kept in an HdrHistogram and measured from each request's intended send time (coordinated-omission aware; --rate sets an open-loop schedule), and, against the embedded broker, the broker process's peak RSS sampled every 50 ms, its fsyncs, and the CPU time per record of the broker and of the bench process (the client side).
 
+Against the embedded broker the produce phase also reports group commit: records per fsync, and how long the broker's fsyncs took (recordsPerFsync, brokerFsync: p50, p99, and busyShare, the fsyncs' summed time per partition over the wall time, near 1 when the phase was bound by the disk). --vs-partitions N runs the produce phase a second time into a topic of N partitions and reports the first's records/s as a ratio of it (partitionScaling.ratio).
+
 By default the broker is an embedded crater broker in a child process on a temp data dir and a free port; --broker runs against any broker, MoonMQ included.
 
 Exit codes:
@@ -20,6 +22,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     '<%= config.bin %> <%= command.id %> --duration 10s --rate 200000 --json',
     '<%= config.bin %> <%= command.id %> --fetch-in-flight 4 --restart-before-fetch',
     '<%= config.bin %> <%= command.id %> --connections 256 --batch-size 1 --records 50000',
+    '<%= config.bin %> <%= command.id %> --partitions 64 --vs-partitions 4 --json',
   ];
 
   static override flags = {
@@ -40,6 +43,12 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     }),
     'restart-before-fetch': Flags.boolean({
       description: 'Restart the embedded broker between produce and fetch (the fetch reads a log it did not write).',
+    }),
+    'vs-partitions': Flags.integer({
+      description:
+        'Also produce into a topic with this many partitions and report the records/s ratio (partitionScaling).',
+      min: 1,
+      max: 1024,
     }),
     rate: Flags.integer({
       description: 'Open-loop target in records/s (latency from the schedule); default: as fast as possible.',
@@ -67,6 +76,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
         fetchInFlight: flags['fetch-in-flight'],
         restartBeforeFetch: flags['restart-before-fetch'],
         ratePerSec: flags.rate,
+        vsPartitions: flags['vs-partitions'],
         codec: flags.codec as 'none' | 'gzip' | 'snappy',
         onProgress,
       }),
@@ -78,6 +88,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     }
     this.out(render.throughputSummary(report));
     this.out(this.table(render.phaseColumns(), render.phaseRows(report)));
+    for (const line of render.throughputNotes(report)) this.out(line);
     return undefined;
   }
 }

@@ -8,8 +8,10 @@ import {
   floorsSummary,
   medianCount,
   modeRows,
+  phaseRows,
   sweepChart,
   throughputCsv,
+  throughputNotes,
 } from '../../../src/cli/render/bench.js';
 
 const s = (median: number, min = median, max = median) => ({ median, min, max });
@@ -41,6 +43,11 @@ const report: BatchVsSingleReport = {
   },
   singleOverFloor: 1.8867,
   p99OverFsyncP99: 1.5,
+  targets: {
+    batchMedianMs: { target: 1, measured: 4, met: false },
+    floorRatio: { target: 1.3, measured: 1.8867, met: false },
+    p99OverFsyncP99: { target: 3, measured: 1.5, met: true },
+  },
 };
 
 describe('batch-vs-single rendering', () => {
@@ -139,11 +146,14 @@ describe('throughput rendering', () => {
         partitions: 4,
         codec: 'none',
         ratePerSec: null,
+        vsPartitions: null,
       },
       produce: {
         ...phase,
         brokerPeakRssBytes: 64_000_000,
         fsyncs: 4,
+        recordsPerFsync: 250,
+        brokerFsync: { count: 4, meanMs: 0.2, p50Ms: 0.2, p99Ms: 0.3, busyShare: 0.1 },
         brokerCpuNsPerRecord: 900,
         clientCpuNsPerRecord: 300,
       },
@@ -151,13 +161,30 @@ describe('throughput rendering', () => {
         ...phase,
         brokerPeakRssBytes: null,
         fsyncs: null,
+        recordsPerFsync: null,
+        brokerFsync: null,
         brokerCpuNsPerRecord: null,
         clientCpuNsPerRecord: 200,
       },
+      partitionScaling: null,
     };
     const lines = throughputCsv(t).split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[1]).toBe('produce,1000,108000,1,2,500000,54,0.5,1.5,2,3,64000000,4,900,300');
     expect(lines[2]!.endsWith(',,,200')).toBe(true);
+    expect(throughputNotes(t)).toEqual([
+      'produce: 250.0 records per fsync; broker fsyncs p50 0.200 ms, p99 0.300 ms, busy 10% of wall time per partition',
+    ]);
+    const scaled = {
+      ...t,
+      params: { ...t.params, partitions: 64, vsPartitions: 4 },
+      partitionScaling: { partitions: 4, produce: { ...t.produce, recordsPerSec: 1_000_000 }, ratio: 0.5 },
+    };
+    expect(throughputNotes(scaled)[1]).toBe('64 partitions: 0.50x the records/s of 4 partitions');
+    expect(phaseRows(scaled).map((r) => [r.phase, r.recordsPerSec])).toEqual([
+      ['produce', 500_000],
+      ['fetch', 500_000],
+      ['produce, 4 partitions', 1_000_000],
+    ]);
   });
 });
