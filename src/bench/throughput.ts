@@ -140,16 +140,11 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
       batch: benchRecords({ count: params.batchSize, valueSize: params.valueSize }),
       progress,
     };
-<<<<<<< HEAD
     const warm = await warmUp(run, options.warmupRecords ?? 20_000);
     const warmTopic = warm.topic;
-    const produce = await measureProduce(run);
-=======
-    const warmTopic = await warmUp(run, options.warmupRecords ?? 20_000);
     const produce = await measureProduce(run, params.partitions);
     const vs = params.vsPartitions === null ? undefined : await measureProduce(run, params.vsPartitions);
     if (vs) await clients[0]!.deleteTopic(vs.topic).catch(() => undefined);
->>>>>>> wip/latency
     if (params.restartBeforeFetch) {
       progress('restarting the broker');
       await target.embedded!.restart();

@@ -1,6 +1,5 @@
 import type { LogFencedError } from '../errors.js';
 import { type RecordToStore, type StoredRecord, recordSize } from './record.js';
-import type { RawRun } from './raw-reader.js';
 import type { RecordSource } from './record-source.js';
 
 /**
@@ -100,4 +99,17 @@ export function nextOffsets(log: PartitionLog, records: readonly RecordToStore[]
     next += log.backend === 'segmented' ? BigInt(recordSize(records[i]!)) : 1n;
   }
   return offsets;
+}
+
+/**
+ * Whole plain records `buf[start, end)`, `count` of them, the first at global offset `offset` (positions map to
+ * offsets one to one: a record at `buf[p]` has offset `offset + p - start`). Each record's key and value are
+ * `size − PLAIN_RECORD_OVERHEAD (raw-reader.ts)` bytes.
+ */
+export interface RawRun {
+  buf: Buffer;
+  start: number;
+  end: number;
+  count: number;
+  offset: number;
 }

@@ -11,23 +11,12 @@
  */
 import { crc32Range } from '../protocol/crc32.js';
 import { u32At } from '../protocol/raw-ints.js';
-import type { ReadLimits } from './partition-log.js';
+import type { RawRun, ReadLimits } from './partition-log.js';
 import { BASE_HEADER_BYTES, LENGTH_PREFIX_BYTES, MIN_RECORD_BODY } from './record.js';
 import { DEFAULT_READ_MAX_BYTES, segmentIndexFor } from './segment-reader.js';
 import type { Segment } from './segment.js';
 
-/**
- * Whole plain records `buf[start, end)`, `count` of them, the first at global offset `offset` (positions map to
- * offsets one to one: a record at `buf[p]` has offset `offset + p - start`). Each record's key and value are
- * `size − PLAIN_RECORD_OVERHEAD` bytes.
- */
-export interface RawRun {
-  buf: Buffer;
-  start: number;
-  end: number;
-  count: number;
-  offset: number;
-}
+export type { RawRun } from './partition-log.js';
 
 /** Length prefix, 13-byte header, header CRC and payload CRC: a plain record's bytes besides its key and value. */
 export const PLAIN_RECORD_OVERHEAD = LENGTH_PREFIX_BYTES + BASE_HEADER_BYTES + 8;

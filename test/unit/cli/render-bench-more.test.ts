@@ -87,16 +87,28 @@ describe('throughput rendering', () => {
       partitions: 4,
       codec: 'none',
       ratePerSec: null,
+      vsPartitions: null,
       ...over,
     },
     produce: {
       ...phase,
       brokerPeakRssBytes: 64 * 1024 * 1024,
       fsyncs: 4,
+      recordsPerFsync: 250,
+      brokerFsync: null,
       brokerCpuNsPerRecord: 900,
       clientCpuNsPerRecord: 300,
     },
-    fetch: { ...phase, brokerPeakRssBytes: null, fsyncs: null, brokerCpuNsPerRecord: null, clientCpuNsPerRecord: 200 },
+    fetch: {
+      ...phase,
+      brokerPeakRssBytes: null,
+      fsyncs: null,
+      recordsPerFsync: null,
+      brokerFsync: null,
+      brokerCpuNsPerRecord: null,
+      clientCpuNsPerRecord: 200,
+    },
+    partitionScaling: null,
   });
 
   it('a row per phase; the broker-side figures read – where the broker is not ours to measure', () => {
