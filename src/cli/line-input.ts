@@ -15,8 +15,6 @@ export interface InputLine {
 }
 
 const NEWLINE = Buffer.from('\n');
-/** A FILE is read 1 MiB at a time (the default 64 KiB costs a read and a chunk of lines per 64 KiB). */
-const FILE_READS = { highWaterMark: 1 << 20 };
 
 /**
  * Splits a stream of chunks into records at `delimiter` (a newline unless `-D` says otherwise); chunk boundaries may
@@ -79,7 +77,7 @@ export async function* readInputChunks(
 ): AsyncGenerator<InputLine[]> {
   const sources = files.length === 0 ? ['-'] : files;
   for (const file of sources) {
-    const chunks = file === '-' ? (stdin as AsyncIterable<Buffer>) : createReadStream(file, FILE_READS);
+    const chunks = file === '-' ? (stdin as AsyncIterable<Buffer>) : createReadStream(file);
     const source = file === '-' ? 'stdin' : file;
     yield* split.filePerRecord ? wholeInput(chunks, source) : splitLineChunks(chunks, source, split.delimiter);
   }

@@ -131,27 +131,6 @@ function reporter(io: ProduceIo, spinner: Spinner, topic: string, stats: () => P
   };
 }
 
-/** Past this many acks the progress line is redrawn every so many acks (it is throttled besides). */
-const ACKS_PER_REDRAW = 1024;
-
-/**
- * Without --json nobody reads the acked reports: an ack only moves the progress line, and builds no Delivery. The
- * first ACKS_PER_REDRAW acks each ask for a redraw (a slow stream of lines shows every count), later ones every
- * ACKS_PER_REDRAW-th (a bulk load does not read the clock per record). Undefined under --json.
- */
-function quietAcks(io: ProduceIo, spinner: Spinner, topic: string): (() => void) | undefined {
-  if (io.reports) return undefined;
-  const started = performance.now();
-  let acked = 0;
-  const progress = throttled(() => {
-    spinner.text = produceProgress(topic, acked, performance.now() - started);
-  });
-  return () => {
-    acked += 1;
-    if (acked < ACKS_PER_REDRAW || acked % ACKS_PER_REDRAW === 0) progress();
-  };
-}
-
 /** A promise that resolves when Ctrl-C aborts `signal` (not when the reader of stdout goes away). */
 function interruption(signal: AbortSignal): Promise<'interrupted'> {
   return new Promise<'interrupted'>((resolve) => {
@@ -256,9 +235,7 @@ export async function runProduce(
   const spinner = await createSpinner(`producing to ${topic}`);
   const started = performance.now();
   try {
-    const runner: ProduceRunner = new ProduceRunner(sender, { topic, acked: quietAcks(io, spinner, topic) }, (d) =>
-      report(d),
-    );
+    const runner: ProduceRunner = new ProduceRunner(sender, { topic }, (d) => report(d));
     const report = reporter(io, spinner, topic, () => runner.stats);
     spinner.start();
     const records = inputRecords(files, flags);

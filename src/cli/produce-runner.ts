@@ -11,6 +11,7 @@
 import { BrokerError, ConnectionError, CraterError, TimeoutError, UncertainDeliveryError } from '../errors.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { BackendProducer } from '../client/backend.js';
+import type { ProduceAck } from '../client/index.js';
 import type { Delivery, PendingRecord, SendStats } from './producing.js';
 
 /** What the runner needs of a producer; one without a client-side buffer (Kafka's) is bounded by a count instead. */
@@ -24,15 +25,15 @@ const MAX_UNBUFFERED_PENDING = 10_000;
 
 export interface RunnerOptions {
   topic: string;
-  /**
-   * Called for each acked record instead of `report` when set (nobody reads acked reports: no --json), so an ack
-   * builds no Delivery. Failures still go to `report`.
-   */
-  acked?: (() => void) | undefined;
 }
 
-/** A pending record as the runner holds it: its outcome and settled promise are its own fields. */
-type Entry = PendingRecord;
+type Outcome = ProduceAck | CraterError;
+
+interface Entry {
+  pending: PendingRecord;
+  outcome: Outcome | undefined;
+  settled: Promise<void> | undefined;
+}
 
 /**
  * Reports one delivery. It returns a promise only when the caller has to wait (the reader of the reports pushes
@@ -41,7 +42,7 @@ type Entry = PendingRecord;
 export type Report = (d: Delivery) => Promise<void> | undefined;
 
 /** Bytes a record of this size holds in the producer's buffer, near enough to decide whether to read on. */
-function charge(p: Entry): number {
+function charge(p: PendingRecord): number {
   const r = p.record!;
   const len = (v: Buffer | string | undefined): number =>
     v === undefined ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length;
@@ -55,8 +56,9 @@ function ends(error: CraterError): boolean {
 }
 
 /** The delivery report of a settled entry; throws when every later record would fail alike (a missing topic). */
-function delivery(p: Entry, topic: string): Delivery {
-  const outcome = p.outcome!;
+function delivery(entry: Entry, topic: string): Delivery {
+  const p = entry.pending;
+  const outcome = entry.outcome!;
   // Every record would fail alike: the run ends with this one error (and its create-the-topic hint), not a report each.
   if (outcome instanceof BrokerError && outcome.errorCode === ErrorCode.TOPIC_MISSING) throw outcome;
   if (outcome instanceof Error) {
@@ -117,8 +119,7 @@ export class ProduceRunner {
     if (p.error || !p.record) {
       // Reported before the next record is read, so a caller that stops at the first failure (a transaction) sends
       // nothing after it.
-      p.outcome = p.error;
-      this.queue.push(p);
+      this.queue.push({ pending: p, outcome: p.error, settled: undefined });
       return this.reportAll();
     }
     if (this.queue.length > 0 && this.full(p)) return this.addWhenRoom(p);
@@ -142,8 +143,9 @@ export class ProduceRunner {
     await this.reportSettled();
   }
 
-  private send(entry: Entry): void {
-    entry.settled = this.producer.send(this.options.topic, entry.record!).then(
+  private send(p: PendingRecord): void {
+    const entry: Entry = { pending: p, outcome: undefined, settled: undefined };
+    entry.settled = this.producer.send(this.options.topic, p.record!).then(
       (ack) => void (entry.outcome = ack),
       (error: unknown) => {
         entry.outcome = error instanceof CraterError ? error : new CraterError('ERR_USAGE', String(error));
@@ -177,12 +179,6 @@ export class ProduceRunner {
   }
 
   private reportEntry(entry: Entry): Promise<void> | undefined {
-    const acked = this.options.acked;
-    if (acked && !(entry.outcome instanceof Error)) {
-      this.stats.delivered += 1;
-      acked();
-      return undefined;
-    }
     const d = delivery(entry, this.options.topic);
     if (d.outcome === 'acked') this.stats.delivered += 1;
     else this.stats.failed.push(d);

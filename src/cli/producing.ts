@@ -6,7 +6,7 @@
  * production goes on; a lost connection, a timeout or an uncertain delivery ends it.
  */
 import type { CraterError } from '../errors.js';
-import type { ProduceAck, ProducerRecord } from '../client/index.js';
+import type { ProducerRecord } from '../client/index.js';
 import type { RecordHeader } from '../protocol/headers.js';
 import { parseEnvelope } from './render/envelope.js';
 import { type InputLine, splitKey } from './line-input.js';
@@ -19,13 +19,6 @@ export interface PendingRecord {
   record?: ProducerRecord;
   /** Set when the input line could not become a record; nothing is sent for it. */
   error?: CraterError;
-  /**
-   * The runner's (produce-runner.ts): the record's outcome once settled, and the promise of it. They live on the
-   * record rather than on an entry of the runner's own, since every pending record is held until its ack and each
-   * object held that long costs a young-generation copy.
-   */
-  outcome: ProduceAck | CraterError | undefined;
-  settled: Promise<void> | undefined;
 }
 
 export interface Delivery {
@@ -59,17 +52,16 @@ function pendingRecord(line: InputLine, index: number, options: LineOptions): Pe
     try {
       const env = parseEnvelope(line.bytes.toString('utf8'), `${line.source}:${line.lineNo}`);
       const record = { key: env.key, value: env.value, headers: env.headers };
-      return { index, source: line.source, lineNo: line.lineNo, record, outcome: undefined, settled: undefined };
+      return { index, source: line.source, lineNo: line.lineNo, record };
     } catch (error) {
-      const failed = error as CraterError;
-      return { index, source: line.source, lineNo: line.lineNo, error: failed, outcome: undefined, settled: undefined };
+      return { index, source: line.source, lineNo: line.lineNo, error: error as CraterError };
     }
   }
   const { key, value } = options.keyDelimiter
     ? splitKey(line.bytes, options.keyDelimiter)
     : { key: options.key, value: line.bytes };
   const record = { key: key !== undefined && key.length > 0 ? key : undefined, value, headers: options.headers };
-  return { index, source: line.source, lineNo: line.lineNo, record, outcome: undefined, settled: undefined };
+  return { index, source: line.source, lineNo: line.lineNo, record };
 }
 
 /**
