@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type EnvelopeSource, envelopeEncodings, envelopeJson } from '../../../src/cli/render/envelope.js';
 import { envelopeLines } from '../../../src/cli/render/envelope-lines.js';
-
-/** A small seeded generator (mulberry32), so a failure names a seed that reproduces it. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng as rng } from '../../helpers/prng.js';
 
 const pieces = ['a', 'é', 'ключ', '😀', '"', '\\', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u2028', '\u2029', ' '];
 
