@@ -17,6 +17,8 @@ async function json(args: string[]): Promise<any> {
 }
 
 describe('topic', () => {
+  // These two run the CLI a dozen times or more in sequence (about 22 s on a quiet 2-core machine beside the Kafka
+  // project's run), so each gets twice the default 30 s.
   it('create, list, describe, alter, add-partitions and delete, each with its --json shape', async () => {
     expect(await json(['topic', 'create', 'events', '--partitions', '2'])).toEqual({
       topic: 'events',
@@ -39,7 +41,7 @@ describe('topic', () => {
     expect((await json(['topic', 'describe', 'events'])).partitions).toBe(4);
     expect(await json(['topic', 'delete', 'events'])).toEqual({ topic: 'events', deleted: true });
     expect((await json(['topic', 'list'])).topics).not.toContain('events');
-  });
+  }, 60_000);
 
   it('human output: list prints one name per line; a broker error is one line and exit 1', async () => {
     await crater(['topic', 'create', 'plain']);
@@ -103,5 +105,5 @@ describe('offsets and group', () => {
     const gone = await crater(['group', 'describe', 'reader', '--json']);
     expect(gone.code).toBe(1);
     expect(JSON.parse(gone.stdout).error.code).toBe('ERR_BROKER');
-  });
+  }, 60_000);
 });
