@@ -17,8 +17,8 @@ async function json(args: string[]): Promise<any> {
 }
 
 describe('topic', () => {
-  // These two run the CLI a dozen times or more in sequence (about 22 s on a quiet 2-core machine beside the Kafka
-  // project's run), so each gets twice the default 30 s.
+  // This test and the offsets one below run the CLI a dozen times or more in sequence (about 22 s on a quiet 2-core
+  // machine beside the Kafka project's run), so each gets twice the default 30 s.
   it('create, list, describe, alter, add-partitions and delete, each with its --json shape', async () => {
     expect(await json(['topic', 'create', 'events', '--partitions', '2'])).toEqual({
       topic: 'events',
