@@ -21,8 +21,7 @@
  */
 import { LogFencedError, StorageError } from '../errors.js';
 import { fsyncDirSync } from './file-io.js';
-import { FsyncClaims } from './fsync-claims.js';
-import { GroupCommitter, type GroupCommitterOptions } from './group-committer.js';
+import type { GroupCommitterOptions } from './group-committer.js';
 import { type SegmentedLogFaults, asStorageError, grownScratch, injectedLimit } from './append-support.js';
 import { withBigintOffsets } from './append-support.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
@@ -33,6 +32,7 @@ import { type RawRun, readRawRun } from './raw-reader.js';
 import { RecoveryPointTracker } from './recovery-point.js';
 import { type RetentionResult, deleteExpiredSegments } from './retention.js';
 import { Segment } from './segment.js';
+import { SegmentedDurability } from './segmented-durability.js';
 import { offsetForTimestampIn, readRecords } from './segment-reader.js';
 import { DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE, checkMaxSegmentSize } from './topic-config.js';
 
@@ -76,16 +76,11 @@ export class SegmentedLog implements PartitionLog {
   rollCount = 0;
   private maxSegmentBytes: number;
   private readonly segments: Segment[];
-  private readonly committer: GroupCommitter;
+  private readonly durability: SegmentedDurability;
   private readonly points: RecoveryPointTracker;
   private readonly now: () => number;
   private scratch = Buffer.allocUnsafe(INITIAL_SCRATCH_BYTES);
-  private writeSeq = 0;
-  private durableSeq = 0;
-  /** The global offset below which every byte was covered by a completed fsync (or found by recovery at open). */
-  private durableEnd: number;
-  private readonly claims = new FsyncClaims<number>();
-  /** Set when a roll's own fsync failed; the committer holds the fence of a failed `sync()`. */
+  /** Set when a roll's own fsync failed; the durability side holds the fence of a failed `sync()`. */
   private rollFence: LogFencedError | undefined;
   private closed = false;
   /**
@@ -107,14 +102,13 @@ export class SegmentedLog implements PartitionLog {
     this.now = now;
     this.faults = options.faults;
     this.maxSegmentBytes = checkMaxSegmentSize(options.maxSegmentSize ?? DEFAULT_SEGMENTED_MAX_SEGMENT_SIZE);
-    this.committer = new GroupCommitter(() => this.fsyncActive(), options.groupCommit);
     this.points = new RecoveryPointTracker(
       dir,
       recovery.checkpoint,
       recovery.recoveryPoint,
       options.recoveryPointIntervalBytes,
     );
-    this.durableEnd = this.active.end;
+    this.durability = new SegmentedDurability(() => this.active, this.points, this.active.end, options.groupCommit);
   }
 
   static async open(dir: string, options: SegmentedLogOptions = {}): Promise<SegmentedLog> {
@@ -142,16 +136,16 @@ export class SegmentedLog implements PartitionLog {
   }
 
   get durableEndOffset(): bigint {
-    return BigInt(Math.min(this.durableEnd, this.active.end));
+    return BigInt(this.durability.durableEnd(this.active.end));
   }
 
   get fenced(): LogFencedError | undefined {
-    return this.committer.fenced ?? this.rollFence;
+    return this.durability.fenced ?? this.rollFence;
   }
 
   /** fsyncs issued through `sync()` (a roll's and close's own fsyncs are not counted). */
   get fsyncCount(): number {
-    return this.committer.fsyncCount;
+    return this.durability.fsyncCount;
   }
 
   get maxSegmentSize(): number {
@@ -195,7 +189,7 @@ export class SegmentedLog implements PartitionLog {
     const encoded = this.encodeRun(run, source, injected.limit);
     let error = encoded.error ?? injected.error;
     if (!encoded.writeFailed) error = this.flushRun(run) ?? error;
-    if (offsets.length > 0) this.writeSeq++;
+    if (offsets.length > 0) this.durability.wrote();
     return error ? { offsets, error } : { offsets };
   }
 
@@ -266,12 +260,11 @@ export class SegmentedLog implements PartitionLog {
   }
 
   /** Makes every append so far durable, sharing the fsync with concurrent callers. */
-  async sync(): Promise<void> {
-    if (this.closed) throw new StorageError(`the log at ${this.dir} is closed`);
+  sync(): Promise<void> {
+    if (this.closed) return Promise.reject(new StorageError(`the log at ${this.dir} is closed`));
     const fenced = this.fenced;
-    if (fenced) throw fenced;
-    if (this.durableSeq === this.writeSeq) return;
-    await this.committer.request();
+    if (fenced) return Promise.reject(fenced);
+    return this.durability.sync();
   }
 
   read(offset: bigint, limits: ReadLimits): LogRecord[] {
@@ -330,15 +323,13 @@ export class SegmentedLog implements PartitionLog {
     const seg = this.active;
     seg.index.truncateFrom(target - seg.base);
     seg.truncate(target - seg.base);
-    if (this.durableEnd > target) this.durableEnd = target;
-    this.claims.cut(target);
+    this.durability.cut(target);
     if (dropped) {
       // A checkpoint past the new LEO would make recovery trust bytes that no longer exist.
       this.points.writeCheckpoint(seg.base);
       fsyncDirSync(this.dir);
     }
     this.points.cut(seg.base, target);
-    this.writeSeq++;
   }
 
   /**
@@ -349,7 +340,7 @@ export class SegmentedLog implements PartitionLog {
     if (this.closed) return;
     this.closed = true;
     try {
-      await this.committer.close();
+      await this.durability.close();
       if (this.fenced) return;
       this.active.syncAllSync();
       this.points.writeCheckpoint(this.active.end);
@@ -366,21 +357,9 @@ export class SegmentedLog implements PartitionLog {
     await this.close();
   }
 
-  private async fsyncActive(): Promise<void> {
-    const seq = this.writeSeq;
-    const seg = this.active;
-    const claim = this.claims.begin(seg.end);
-    const mark = this.points.mark();
-    await seg.syncLog().finally(() => this.claims.settle(claim));
-    if (seq > this.durableSeq) this.durableSeq = seq;
-    // A truncation while the fsync ran cut the claim back: what was rewritten past the cut is not covered.
-    if (claim.end > this.durableEnd) this.durableEnd = claim.end;
-    this.points.synced(mark, seg.base, claim.end, this.active.base);
-  }
-
   private flush(seg: Segment, from: number, to: number): void {
     if (to > from) seg.write(this.scratch, from, to - from);
-    seg.index.flush();
+    seg.index.flushSome();
   }
 
   /** Rolls to a new segment at the active one's end: fsync, checkpoint, create, directory fsync. */
@@ -394,7 +373,7 @@ export class SegmentedLog implements PartitionLog {
       });
       throw this.rollFence;
     }
-    this.durableEnd = old.end;
+    this.durability.rolled(old.end);
     this.points.writeCheckpoint(old.end);
     const seg = Segment.create(this.dir, old.end, this.now());
     fsyncDirSync(this.dir);

@@ -13,6 +13,8 @@ import { writeFullySync } from './file-io.js';
 
 export const TIME_INDEX_ENTRY_BYTES = 12;
 export const TIME_INDEX_INTERVAL_BYTES = 4096;
+/** Entries the append path queues before it writes them in one write (see `flushSome`). */
+export const TIME_INDEX_WRITE_BATCH = 16;
 
 export class TimeIndex {
   readonly file: string;
@@ -20,7 +22,7 @@ export class TimeIndex {
   private readonly timestamps: number[] = [];
   private readonly positions: number[] = [];
   /** Entries chosen by `consider` and not yet written. */
-  private pending: Buffer = Buffer.allocUnsafe(TIME_INDEX_ENTRY_BYTES * 16);
+  private pending: Buffer = Buffer.allocUnsafe(TIME_INDEX_ENTRY_BYTES * 2 * TIME_INDEX_WRITE_BATCH);
   private pendingCount = 0;
 
   private constructor(file: string, fd: number) {
@@ -83,6 +85,18 @@ export class TimeIndex {
     this.pending.writeBigUInt64BE(BigInt(timestampMs), at);
     this.pending.writeUInt32BE(position, at + 8);
     this.pendingCount++;
+  }
+
+  /**
+   * The append path's flush: the segment's first entry is written at once (retention and timestamp lookups read
+   * it), later ones TIME_INDEX_WRITE_BATCH at a time, so most appends cost no index write. The index is fsynced only
+   * at roll and close (storage.md §8.1), so a reader must already live with a missing tail after a crash; a
+   * SIGKILL now loses at most TIME_INDEX_WRITE_BATCH − 1 sparse entries, and a lookup then scans from the last
+   * written one (at most that many × 4 KiB further). Roll and close write everything (`syncSync`, `close`).
+   */
+  flushSome(): void {
+    const pending = this.pendingCount;
+    if (pending >= TIME_INDEX_WRITE_BATCH || (pending > 0 && pending === this.positions.length)) this.flush();
   }
 
   /** Writes the queued entries in one write. */

@@ -144,15 +144,27 @@ export function sweepChart(report: BatchVsSingleReport, width = 40): string {
 
 export interface PhaseRow extends PhaseFigures {
   phase: string;
+  /** Partitions of the phase's topic. */
+  partitions: number;
+  /** On the --vs-partitions row: the main produce phase's records/s ÷ this row's (partitionScaling.ratio). */
+  scalingRatio: number | null;
 }
 
 export function phaseRows(report: ThroughputReport): PhaseRow[] {
-  const rows = [
-    { phase: 'produce', ...report.produce },
-    { phase: 'fetch', ...report.fetch },
+  const partitions = report.params.partitions;
+  const rows: PhaseRow[] = [
+    { phase: 'produce', ...report.produce, partitions, scalingRatio: null },
+    { phase: 'fetch', ...report.fetch, partitions, scalingRatio: null },
   ];
   const vs = report.partitionScaling;
-  if (vs) rows.push({ phase: `produce, ${vs.partitions} partitions`, ...vs.produce });
+  if (vs) {
+    rows.push({
+      phase: `produce, ${vs.partitions} partitions`,
+      ...vs.produce,
+      partitions: vs.partitions,
+      scalingRatio: vs.ratio,
+    });
+  }
   return rows;
 }
 
@@ -230,6 +242,10 @@ export function throughputCsv(report: ThroughputReport): string {
     'fsyncs',
     'broker_cpu_ns_per_record',
     'client_cpu_ns_per_record',
+    'partitions',
+    'records_per_fsync',
+    'fsync_mean_ms',
+    'partition_scaling_ratio',
   ];
   const rows = phaseRows(report).map((r) => [
     r.phase,
@@ -247,6 +263,10 @@ export function throughputCsv(report: ThroughputReport): string {
     r.fsyncs,
     r.brokerCpuNsPerRecord,
     r.clientCpuNsPerRecord,
+    r.partitions,
+    r.recordsPerFsync,
+    r.brokerFsync?.meanMs ?? null,
+    r.scalingRatio,
   ]);
   return csv([header, ...rows]);
 }

@@ -170,8 +170,9 @@ describe('throughput rendering', () => {
     };
     const lines = throughputCsv(t).split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toBe('produce,1000,108000,1,2,500000,54,0.5,1.5,2,3,64000000,4,900,300');
-    expect(lines[2]!.endsWith(',,,200')).toBe(true);
+    expect(lines[0]!.endsWith(',partitions,records_per_fsync,fsync_mean_ms,partition_scaling_ratio')).toBe(true);
+    expect(lines[1]).toBe('produce,1000,108000,1,2,500000,54,0.5,1.5,2,3,64000000,4,900,300,4,250,0.2,');
+    expect(lines[2]!.endsWith(',,,200,4,,,')).toBe(true);
     expect(throughputNotes(t)).toEqual([
       'produce: 250.0 records per fsync; broker fsyncs p50 0.200 ms, p99 0.300 ms, busy 10% of wall time per partition',
     ]);
@@ -186,5 +187,11 @@ describe('throughput rendering', () => {
       ['fetch', 500_000],
       ['produce, 4 partitions', 1_000_000],
     ]);
+    // The --vs-partitions phase is a CSV row of its own, with its partition count and the ratio.
+    const csvRows = throughputCsv(scaled).split('\n');
+    expect(csvRows).toHaveLength(4);
+    expect(csvRows[1]!.endsWith(',64,250,0.2,')).toBe(true);
+    expect(csvRows[3]!.startsWith('"produce, 4 partitions",1000,')).toBe(true);
+    expect(csvRows[3]!.endsWith(',4,250,0.2,0.5')).toBe(true);
   });
 });

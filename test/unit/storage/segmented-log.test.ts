@@ -250,6 +250,36 @@ describe('SegmentedLog time index and offsetForTimestamp', () => {
     }
   });
 
+  it('writes the index 16 entries at a time (the first at once); a crash loses only unwritten ones, lookups still find', async () => {
+    const log = await openLog();
+    // One 1,029-byte record per append: every fourth one starts 4,116 bytes past the last indexed one.
+    const offsets: bigint[] = [];
+    const appendOne = (i: number): void => {
+      offsets.push(log.append([rec(Buffer.alloc(1000, i), T0 + BigInt(i))]).offsets[0]!);
+    };
+    appendOne(0);
+    expect(timeIndexEntries(part.dir, 0).map((e) => e.pos)).toEqual([0]);
+    for (let i = 1; i < 4 * 16; i++) appendOne(i);
+    expect(timeIndexEntries(part.dir, 0)).toHaveLength(1);
+    for (let i = 4 * 16; i < 4 * 20; i++) appendOne(i);
+    // The 16th queued entry (record 64) wrote all 16; records 68, 72 and 76 are queued.
+    expect(timeIndexEntries(part.dir, 0)).toHaveLength(17);
+    // A SIGKILL now leaves the files as they are: a copy of the directory is what a restart would open.
+    const crashed = path.join(part.tmp, 'crashed');
+    fs.cpSync(part.dir, crashed, { recursive: true });
+    const reopened = await SegmentedLog.open(crashed);
+    try {
+      expect(reopened.offsetForTimestamp(T0 + 77n)).toEqual({ offset: offsets[77], found: true });
+      expect(reopened.offsetForTimestamp(T0 + 64n)).toEqual({ offset: offsets[64], found: true });
+    } finally {
+      await reopened.close();
+    }
+    await log.close();
+    const entries = timeIndexEntries(part.dir, 0);
+    expect(entries.map((e) => e.pos)).toEqual(Array.from({ length: 20 }, (_, k) => k * 4 * 1029));
+    expect(entries.map((e) => e.ts)).toEqual(Array.from({ length: 20 }, (_, k) => T0 + BigInt(4 * k)));
+  });
+
   it('finds the first record at or after a timestamp, across segments', async () => {
     const log = await openLog({ maxSegmentSize: 4000 });
     const records = Array.from({ length: 40 }, (_, i) => rec(Buffer.alloc(200, i), 1000n * BigInt(i + 1)));
