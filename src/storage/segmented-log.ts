@@ -10,10 +10,10 @@
  * Offsets are global byte positions: the first record is at 0 and the next record's offset is offset + size.
  *
  * Appends write and never fsync. One `append` call encodes all its records into one reusable scratch buffer and
- * issues one positional write per segment it touches (plus one time-index write when it indexed anything). A roll
- * happens before a record when the segment is non-empty and would grow past `maxSegmentSize`. `sync()` goes
- * through the partition's GroupCommitter and fsyncs the active log file only; the time index is fsynced at roll
- * and close, as MoonMQ does.
+ * issues one positional write per segment it touches (plus a time-index write when a segment's first entry or 16
+ * entries are queued: TimeIndex.flushSome). A roll happens before a record when the segment is non-empty and would
+ * grow past `maxSegmentSize`. `sync()` goes through segmented-durability.ts (the partition's group commit, the
+ * durable end) and fsyncs the active log file only; the time index is fsynced at roll and close, as MoonMQ does.
  *
  * Fault injection for tests: `faults.failAfterRecords = n` makes every later `append` call write only its first n
  * records and return their offsets with a StorageError for the rest, exactly like a write failing part-way. The
