@@ -120,7 +120,9 @@ export class PendingRequests {
   private arm(at: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => this.expire(), Math.max(0, at - performance.now()));
+    // Unref'd: a pending request means an open socket, which keeps the process alive on its own; an armed timer left
+    // behind by requests that were answered must not.
+    this.timer = setTimeout(() => this.expire(), Math.max(0, at - performance.now())).unref();
   }
 
   /** Times out every request past its deadline, then re-arms for the earliest one left. */
