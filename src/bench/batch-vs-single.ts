@@ -71,7 +71,7 @@ export interface BatchVsSingleReport {
     repeat: number;
     idempotent: boolean;
   };
-  single: ModeFigures & { latencyMs: Percentiles };
+  single: ModeFigures & { latencyMs: Percentiles } & SingleCosts;
   /** `batchSize`: records per PRODUCE_BATCH (all of them, or 1,024 when idempotent; fewer where a frame is full). */
   batch: ModeFigures & { batchSize: number };
   /** single median wall time ÷ batch median wall time. */
@@ -92,6 +92,17 @@ export interface BatchVsSingleReport {
     /** `p99OverFsyncP99` (≤ 3). */
     p99OverFsyncP99: CeilingTarget;
   };
+}
+
+/** What single mode's time went to: CPU per record on each side, and the broker's fsyncs as it saw them. */
+export interface SingleCosts {
+  /** CPU (user + system) per record, µs, median over the repeats; broker null when it is not the embedded one. */
+  cpuUsPerRecord: { broker: number | null; client: number };
+  /**
+   * The embedded broker's fsyncs during each repeat, from the call to its callback (threadpool queueing and the
+   * disk's flush): p50 and p99 per repeat, ms. Beside `floors.fsyncMs` it says whether a slow p99 was the disk's.
+   */
+  brokerFsyncMs: { p50: number[]; p99: number[] } | null;
 }
 
 /** A figure that should stay at or below `target`. */
@@ -161,7 +172,7 @@ export async function runBatchVsSingle(options: BatchVsSingleOptions = {}): Prom
         topic,
         data: benchRecords({ count: params.records, valueSize: params.valueSize }),
         send: sender(client, producer, params.codec),
-        fsyncs: fsyncMeter(target),
+        fsyncs: brokerMeter(target),
         params,
         progress,
       };
@@ -208,6 +219,11 @@ async function measureAll(
       frames: params.records,
       fsyncs: enabled ? single.fsyncs : null,
       latencyMs: singleLatency,
+      cpuUsPerRecord: {
+        broker: enabled ? spread(single.brokerCpuUs).median : null,
+        client: spread(single.clientCpuUs).median,
+      },
+      brokerFsyncMs: enabled ? single.brokerFsync : null,
     },
     batch: {
       wallMs: batchWall,
@@ -243,7 +259,7 @@ interface ModeRun {
   topic: string;
   data: ProducerRecord[];
   send: Sender;
-  fsyncs: { enabled: boolean; read(): Promise<number> };
+  fsyncs: BrokerMeter;
   params: BatchVsSingleReport['params'];
   progress: (message: string) => void;
 }
@@ -252,17 +268,31 @@ interface ModeRun {
 async function measureModes(run: ModeRun, chunks: readonly (readonly ProducerRecord[])[]) {
   const { topic, data, send, fsyncs } = run;
   const { records, repeat } = run.params;
-  const single = { wall: [] as number[], fsyncs: [] as number[], latencies: [] as number[] };
+  const single = {
+    wall: [] as number[],
+    fsyncs: [] as number[],
+    latencies: [] as number[],
+    clientCpuUs: [] as number[],
+    brokerCpuUs: [] as number[],
+    brokerFsync: { p50: [] as number[], p99: [] as number[] },
+  };
   const batch = { wall: [] as number[], fsyncs: [] as number[] };
   for (let k = 0; k < repeat; k++) {
     run.progress(`repeat ${k + 1}/${repeat}: ${records} single produces`);
-    let before = await fsyncs.read();
+    const start = await fsyncs.read(true);
+    const cpu = process.cpuUsage();
     single.wall.push(await runSingle(send, topic, data, single.latencies));
-    single.fsyncs.push((await fsyncs.read()) - before);
+    const clientCpu = process.cpuUsage(cpu);
+    const end = await fsyncs.read(false);
+    single.clientCpuUs.push((clientCpu.user + clientCpu.system) / records);
+    single.fsyncs.push(end.fsyncs - start.fsyncs);
+    single.brokerCpuUs.push(((end.cpuMs - start.cpuMs) * 1000) / records);
+    single.brokerFsync.p50.push(end.fsyncMs.p50);
+    single.brokerFsync.p99.push(end.fsyncMs.p99);
     run.progress(`repeat ${k + 1}/${repeat}: one batch of ${records}`);
-    before = await fsyncs.read();
+    const before = (await fsyncs.read(false)).fsyncs;
     batch.wall.push(await runBatched(send, topic, chunks));
-    batch.fsyncs.push((await fsyncs.read()) - before);
+    batch.fsyncs.push((await fsyncs.read(false)).fsyncs - before);
   }
   return { single, batch };
 }
@@ -278,9 +308,9 @@ async function measureSweep(run: ModeRun, batchSizes: readonly number[]): Promis
     const counts: number[] = [];
     for (let k = 0; k < repeat; k++) {
       run.progress(`sweep: batches of ${size}, repeat ${k + 1}/${repeat}`);
-      const before = await fsyncs.read();
+      const before = (await fsyncs.read(false)).fsyncs;
       wall.push(await runBatched(send, topic, sized));
-      counts.push((await fsyncs.read()) - before);
+      counts.push((await fsyncs.read(false)).fsyncs - before);
     }
     const point = { batchSize: size, frames: sized.length, wallMs: spread(wall), recordsPerSec: rates(records, wall) };
     sweep.push({ ...point, fsyncs: fsyncs.enabled ? counts : null });
@@ -293,10 +323,31 @@ export function rates(records: number, wallMs: readonly number[]): Spread {
   return spread(wallMs.map((ms) => perSecond(records, ms)));
 }
 
-function fsyncMeter(target: BenchTarget): { enabled: boolean; read(): Promise<number> } {
+/** The embedded broker's counters at one moment: user-topic fsyncs, CPU ms, fsync timings of the window. */
+interface BrokerReading {
+  fsyncs: number;
+  cpuMs: number;
+  fsyncMs: Percentiles;
+}
+
+interface BrokerMeter {
+  enabled: boolean;
+  /** `window`: start a new fsync-timing window (its timings are then those since this read). */
+  read(window: boolean): Promise<BrokerReading>;
+}
+
+const NO_PERCENTILES: Percentiles = { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, count: 0 };
+
+function brokerMeter(target: BenchTarget): BrokerMeter {
   const embedded = target.embedded;
-  if (!embedded) return { enabled: false, read: async () => 0 };
-  return { enabled: true, read: async () => (await embedded.stats()).userFsyncCount };
+  if (!embedded) return { enabled: false, read: async () => ({ fsyncs: 0, cpuMs: 0, fsyncMs: NO_PERCENTILES }) };
+  return {
+    enabled: true,
+    read: async (window) => {
+      const s = window ? await embedded.resetPeak() : await embedded.stats();
+      return { fsyncs: s.userFsyncCount, cpuMs: s.cpuMs, fsyncMs: s.fsyncs.ms };
+    },
+  };
 }
 
 /** The two requests the modes time: plain PRODUCE / PRODUCE_BATCH on the client, or the idempotent producer's. */

@@ -249,10 +249,18 @@ function takeBackPastPrefix(
   }
 }
 
-/** acks=leader: one (group-committed) sync per touched partition, all in parallel. */
-export async function syncAll(logs: readonly PartitionLog[]): Promise<void> {
-  if (logs.length === 1) await logs[0]!.sync();
-  else if (logs.length > 1) await Promise.all(logs.map((l) => l.sync()));
+/**
+ * acks=leader: one (group-committed) sync per touched partition, all in parallel. One partition's sync promise is
+ * returned as it is, without a wrapping async frame: a one-record produce's reply is that many microtasks sooner.
+ */
+export function syncAll(logs: readonly PartitionLog[]): Promise<void> {
+  try {
+    if (logs.length === 1) return logs[0]!.sync();
+    if (logs.length === 0) return Promise.resolve();
+    return Promise.all(logs.map((l) => l.sync())).then(() => undefined);
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
 }
 
 /**

@@ -44,6 +44,12 @@ describe('batch-vs-single on the embedded broker', () => {
     expect(touched).toBe(4);
     expect(report.single.latencyMs.count).toBe(40);
     expect(report.single.latencyMs.p50).toBeLessThanOrEqual(report.single.latencyMs.max);
+    // Both processes did work for every record, and the broker timed its 40 fsyncs of the one repeat.
+    expect(report.single.cpuUsPerRecord.broker).toBeGreaterThan(0);
+    expect(report.single.cpuUsPerRecord.client).toBeGreaterThan(0);
+    expect(report.single.brokerFsyncMs?.p50).toHaveLength(1);
+    expect(report.single.brokerFsyncMs!.p50[0]).toBeGreaterThan(0);
+    expect(report.single.brokerFsyncMs!.p99[0]).toBeGreaterThanOrEqual(report.single.brokerFsyncMs!.p50[0]!);
     // No timing assertion: the batch took measurable time, so the speedup is the ratio of the medians (exactly that
     // division), not the 0 the report falls back to when the batch median is 0.
     expect(report.batch.wallMs.median).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 /**
- * One TCP connection to a broker (wire.md §1): framing, a correlation map, per-request timeouts, pipelining and
- * write backpressure. It knows no opcode beyond the few the transport itself handles (ERROR, OK, HEARTBEAT_*,
+ * One TCP connection to a broker (wire.md §1): framing, a correlation map with request deadlines
+ * (pending-requests.ts), pipelining and write backpressure. It knows no opcode beyond the few the transport itself handles (ERROR, OK, HEARTBEAT_*,
  * GOODBYE, pushed RECORD); everything else is a codec the caller passes in.
  *
  * Routing of incoming frames:
@@ -11,25 +11,20 @@
  *                                   request collects frames until its terminator (OK)
  *   anything else                   dropped (a late reply to a request that already timed out, …)
  */
-import { randomUUID } from 'node:crypto';
 import net from 'node:net';
-import {
-  BrokerError,
-  ConnectionError,
-  CraterError,
-  DecodeError,
-  FrameTooLargeError,
-  TimeoutError,
-} from '../../errors.js';
+import { BrokerError, ConnectionError, CraterError, DecodeError, FrameTooLargeError } from '../../errors.js';
 import { errorName } from '../../protocol/error-codes.js';
 import { FrameDecoder, type Frame } from '../../protocol/frame-decoder.js';
 import { CLIENT_MAX_FRAME_SIZE, DEFAULT_MAX_FRAME_SIZE, FRAME_LENGTH_BYTES } from '../../protocol/limits.js';
-import { ZERO_CORREL, decodePayload, encodeFrame, type MessageCodec } from '../../protocol/message.js';
+import { decodePayload, encodeFrame, type MessageCodec } from '../../protocol/message.js';
 import { GoodbyeRequest, HeartbeatReply } from '../../protocol/messages/control.js';
 import { ErrorFrame } from '../../protocol/messages/error.js';
 import { Op, opName } from '../../protocol/opcodes.js';
 import { Writer } from '../../protocol/writer.js';
 import { formatAddress, toBrokerAddress, type BrokerAddress } from '../address.js';
+import { PendingRequests, isZeroCorrel, newCorrel } from './pending-requests.js';
+
+export { newCorrel };
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -62,30 +57,9 @@ export type PushHandler = (frame: Frame) => void;
 /** Frames one streamed reply may have by default: a legacy FETCH of 1,048,575 records and its OK. */
 export const MAX_REPLY_FRAMES = 1_048_576;
 
-interface Pending {
-  op: number;
-  /** For single-reply requests the expected reply op; for streams the terminator op. */
-  endOp: number;
-  stream: Frame[] | undefined;
-  maxFrames: number;
-  timer: NodeJS.Timeout;
-  resolve(value: Frame | Frame[]): void;
-  reject(error: Error): void;
-}
-
 /** The one place an ERROR code becomes an exception (wire.md §2.4 names, errors.ts class). */
 export function brokerError(code: number, message: string): BrokerError {
   return new BrokerError(code, errorName(code), message);
-}
-
-/** A random UUIDv4 as the 16 correl bytes and the hex key the correlation map uses. */
-export function newCorrel(): { bytes: Buffer; key: string } {
-  const key = randomUUID().replaceAll('-', '');
-  return { bytes: Buffer.from(key, 'hex'), key };
-}
-
-function isZeroCorrel(correl: Buffer): boolean {
-  return correl.equals(ZERO_CORREL);
 }
 
 export class Connection {
@@ -94,7 +68,7 @@ export class Connection {
   readonly label: string;
   private readonly socket: net.Socket;
   private readonly decoder: FrameDecoder;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending: PendingRequests;
   private readonly requestTimeoutMs: number;
   private readonly maxRequestFrameSize: number;
   private pushHandler: PushHandler | undefined;
@@ -137,6 +111,7 @@ export class Connection {
     this.socket = socket;
     this.address = address;
     this.label = formatAddress(address);
+    this.pending = new PendingRequests(this.label);
     this.decoder = new FrameDecoder(options.maxFrameSize ?? CLIENT_MAX_FRAME_SIZE);
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxRequestFrameSize = options.maxRequestFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
@@ -253,28 +228,20 @@ export class Connection {
     options: RequestOptions,
   ): Promise<Frame | Frame[]> {
     if (this.isClosed || this.closing) return Promise.reject(this.closedError(opName(codec.op)));
-    const correl = newCorrel();
+    const correl = this.pending.fresh();
     const bytes = encodeFrame(codec, correl.bytes, message, new Writer(options.sizeHint ?? 256));
     const frameLen = bytes.length - FRAME_LENGTH_BYTES;
     if (frameLen > this.maxRequestFrameSize) {
       return Promise.reject(new FrameTooLargeError(frameLen, this.maxRequestFrameSize));
     }
     const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+    const maxFrames = options.maxFrames ?? MAX_REPLY_FRAMES;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(correl.key);
-        reject(new TimeoutError(`${opName(codec.op)} to ${this.label} got no reply within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const maxFrames = options.maxFrames ?? MAX_REPLY_FRAMES;
-      this.pending.set(correl.key, {
-        op: codec.op,
-        endOp,
-        stream: stream ? [] : undefined,
-        maxFrames,
-        timer,
-        resolve,
-        reject,
-      });
+      this.pending.add(
+        correl,
+        { op: codec.op, endOp, stream: stream ? [] : undefined, maxFrames, resolve, reject },
+        timeoutMs,
+      );
       this.write(bytes);
     });
   }
@@ -320,15 +287,14 @@ export class Connection {
       else if (frame.op === Op.ERROR) this.failAll((this.closeError ??= this.errorFromFrame(frame)));
       return;
     }
-    const key = frame.correl.toString('hex');
-    const pending = this.pending.get(key);
+    const pending = this.pending.get(frame.correl);
     if (!pending) return;
     if (frame.op === Op.ERROR) {
-      this.settle(key, pending);
+      this.pending.delete(frame.correl);
       pending.reject(this.errorFromFrame(frame));
     } else if (pending.stream) {
       if (frame.op !== pending.endOp && pending.stream.length + 1 >= pending.maxFrames) {
-        this.settle(key, pending);
+        this.pending.delete(frame.correl);
         pending.reject(
           new ConnectionError(
             `${this.label} sent more than ${pending.maxFrames} frames in reply to ${opName(pending.op)}`,
@@ -338,19 +304,14 @@ export class Connection {
       }
       pending.stream.push(frame);
       if (frame.op === pending.endOp) {
-        this.settle(key, pending);
+        this.pending.delete(frame.correl);
         pending.resolve(pending.stream);
       }
     } else {
-      this.settle(key, pending);
+      this.pending.delete(frame.correl);
       if (frame.op === pending.endOp) pending.resolve(frame);
       else pending.reject(new DecodeError('op', 0, `${opName(frame.op)} is not a reply to ${opName(pending.op)}`));
     }
-  }
-
-  private settle(key: string, pending: Pending): void {
-    clearTimeout(pending.timer);
-    this.pending.delete(key);
   }
 
   private errorFromFrame(frame: Frame): CraterError {
@@ -363,10 +324,7 @@ export class Connection {
   }
 
   private failAll(error: Error): void {
-    for (const [key, pending] of this.pending) {
-      this.settle(key, pending);
-      pending.reject(error);
-    }
+    this.pending.failAll(error);
   }
 
   private closeReason(): Error {

@@ -29,7 +29,15 @@ const report: BatchVsSingleReport = {
   kind: 'batch-vs-single',
   broker,
   params: { records: 400, valueSize: 100, keySize: 8, partitions: 4, codec: 'none', repeat: 3, idempotent: false },
-  single: { wallMs: s(400, 300, 500), recordsPerSec: s(1000), frames: 400, fsyncs: [400, 401, 400], latencyMs: lat },
+  single: {
+    wallMs: s(400, 300, 500),
+    recordsPerSec: s(1000),
+    frames: 400,
+    fsyncs: [400, 401, 400],
+    latencyMs: lat,
+    cpuUsPerRecord: { broker: 60, client: 40 },
+    brokerFsyncMs: { p50: [0.4, 0.5, 0.4], p99: [0.9, 1, 0.8] },
+  },
   batch: { wallMs: s(4, 3, 5), recordsPerSec: s(100_000), frames: 1, batchSize: 400, fsyncs: [4, 4, 4] },
   speedup: 100,
   sweep: [
