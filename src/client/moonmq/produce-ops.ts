@@ -9,6 +9,7 @@ import { Caps, DEFAULT_MAX_FRAME_SIZE, FRAME_LENGTH_BYTES, FRAME_HEADER_BYTES, L
 import { ProduceBatchAckReply, ProduceBatchRequest, type BatchRecord } from '../../protocol/messages/produce-batch.js';
 import { ProduceAckReply, ProduceRequest, type ProduceAck } from '../../protocol/messages/produce.js';
 import { BatchFlag, Codec, codecNames, type CodecId, type CodecName } from '../../protocol/opcodes.js';
+import { Writer } from '../../protocol/writer.js';
 import { brokerError } from './connection.js';
 import type { Session } from './session.js';
 import { batchOverhead, splitBatch } from './split-batch.js';
@@ -227,4 +228,33 @@ export async function produceEntries(
     sizeHint: encodedFrameSize(message),
   });
   return batchResult(ack);
+}
+
+/** A batch encoded when it was prepared and sent later, so a caller can encode the next batch while one is in flight. */
+export interface PreparedBatch {
+  readonly count: number;
+  send(): Promise<BatchResult>;
+}
+
+/**
+ * produceBatch in two steps: the checks and the entries' encoding now, the request on `send()` (the frame then
+ * copies the entries once). A batch with headers or past one frame is encoded when sent, as produceBatch does it.
+ */
+export function prepareProduceBatch(
+  session: Session,
+  topic: string,
+  records: readonly ProducerRecord[],
+  options: ProduceOptions = {},
+): PreparedBatch {
+  validateTopicName(topic);
+  const prepared = prepareBatch(records);
+  const overhead = batchOverhead(Buffer.byteLength(topic), false, options.partition !== undefined);
+  if (prepared.withHeaders || overhead + prepared.bytes > DEFAULT_MAX_FRAME_SIZE) {
+    return { count: records.length, send: () => produceBatch(session, topic, records, options) };
+  }
+  const w = new Writer(prepared.bytes);
+  for (const r of prepared.records) w.str(r.key).str(r.value);
+  const buf = w.finish();
+  const entries: EncodedEntries = { parts: [buf], byteLength: buf.length, count: records.length, withHeaders: false };
+  return { count: records.length, send: () => produceEntries(session, topic, entries, options) };
 }
