@@ -138,6 +138,21 @@ describe('client: producing against the broker', () => {
     for (const [i, ack] of acks.entries())
       expect(stored.find((r) => r.value === `v${i}`)!.partition).toBe(ack.partition);
 
+    // Batches past 64 KiB reuse one entries buffer once the previous one was sent: each lands as it was prepared.
+    const large = (tag: string) => Array.from({ length: 1_000 }, (_, i) => ({ value: `${tag}-${i}`.padEnd(100, '.') }));
+    const first = c.prepareBatch('orders', large('a'));
+    const firstSent = first.send();
+    const second = c.prepareBatch('orders', large('b'));
+    const [ra, rb] = await Promise.all([firstSent, second.send()]);
+    expect(ra.acks.length + rb.acks.length).toBe(2_000);
+    const values = readAll('orders').map((r) => r.value);
+    for (const tag of ['a', 'b'])
+      expect(values.filter((v) => v.startsWith(`${tag}-`)).sort()).toEqual(
+        large(tag)
+          .map((r) => r.value)
+          .sort(),
+      );
+
     const big = Array.from({ length: 20 }, (_, i) => ({ value: Buffer.alloc(60_000, i) }));
     const split = await c.prepareBatch('orders', big).send();
     expect(split.error).toBeUndefined();
@@ -146,7 +161,7 @@ describe('client: producing against the broker', () => {
       .prepareBatch('orders', [{ value: 'h', headers: [{ name: 'a', value: Buffer.from('b') }] }])
       .send();
     expect(withHeaders.acks).toHaveLength(1);
-    expect(readAll('orders')).toHaveLength(72);
+    expect(readAll('orders')).toHaveLength(2_072);
     await expect(c.prepareBatch('nope', [{ value: 'x' }]).send()).rejects.toMatchObject({
       errorName: 'ERR_TOPIC_MISSING',
     });

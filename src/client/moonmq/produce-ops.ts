@@ -252,9 +252,43 @@ export function prepareProduceBatch(
   if (prepared.withHeaders || overhead + prepared.bytes > DEFAULT_MAX_FRAME_SIZE) {
     return { count: records.length, send: () => produceBatch(session, topic, records, options) };
   }
-  const w = new Writer(prepared.bytes);
+  const w = new Writer(0, takeSpare(prepared.bytes));
   for (const r of prepared.records) w.str(r.key).str(r.value);
   const buf = w.finish();
   const entries: EncodedEntries = { parts: [buf], byteLength: buf.length, count: records.length, withHeaders: false };
-  return { count: records.length, send: () => produceEntries(session, topic, entries, options) };
+  let sent: Promise<BatchResult> | undefined;
+  const send = (): Promise<BatchResult> => {
+    if (sent) return sent;
+    sent = produceEntries(session, topic, entries, options);
+    // The request encoded its frame (a copy of the entries) before returning, or failed before that: either way
+    // nothing refers to the buffer any more, and the next prepared batch may write into it.
+    keepSpare(buf);
+    return sent;
+  };
+  return { count: records.length, send };
+}
+
+/**
+ * Entries buffers kept for the next prepared batches (one per batch a caller keeps in flight, up to 8): a batch of
+ * 1,000 records is past malloc's mmap threshold, so a fresh buffer per batch costs an mmap, a page fault per 4 KiB
+ * written and a munmap at its collection.
+ */
+const spares: Buffer[] = [];
+const MAX_SPARES = 8;
+const SPARE_MIN_BYTES = 64 * 1024;
+
+function takeSpare(bytes: number): Buffer {
+  for (let i = spares.length - 1; i >= 0; i--) {
+    const s = spares[i]!;
+    if (s.buffer.byteLength < bytes) continue;
+    spares.splice(i, 1);
+    return Buffer.from(s.buffer, 0, bytes);
+  }
+  return Buffer.allocUnsafe(bytes);
+}
+
+function keepSpare(buf: Buffer): void {
+  if (buf.byteOffset !== 0 || buf.buffer.byteLength < SPARE_MIN_BYTES) return;
+  if (spares.length === MAX_SPARES) spares.shift();
+  spares.push(buf);
 }
