@@ -274,11 +274,22 @@ export function replyWhenDurable(
   op: number,
   correl: Buffer,
 ): Promise<void> | undefined {
-  if (toSync.length === 0) {
+  return replyWhenSynced(conn, toSync.length === 0 ? undefined : syncAll(toSync), reply, op, correl);
+}
+
+/** replyWhenDurable for syncs already requested: `synced` settles once the logs are durable (undefined: at once). */
+export function replyWhenSynced(
+  conn: ConnectionHandle,
+  synced: Promise<void> | undefined,
+  reply: () => void,
+  op: number,
+  correl: Buffer,
+): Promise<void> | undefined {
+  if (synced === undefined) {
     reply();
     return undefined;
   }
   const ordered = conn.session.get(SESSION_ORDERED_REPLIES) as OrderedReplies | undefined;
-  if (ordered) return ordered.after(syncAll(toSync), reply, op, correl);
-  return syncAll(toSync).then(reply);
+  if (ordered) return ordered.after(synced, reply, op, correl);
+  return synced.then(reply);
 }

@@ -12,6 +12,7 @@ import type { ProduceBatchTable } from '../protocol/messages/produce-batch-table
 import type { PartitionLog, RecordToStore, SourceAppendResult } from '../storage/partition-log.js';
 import { EntryRecordsSource } from '../storage/record-source.js';
 import type { BrokerCore } from './core.js';
+import { syncAll } from './produce-path.js';
 import type { Topic } from './topics.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -31,8 +32,12 @@ export interface TableOutcome {
   /** By list index; -1 where the entry did not land. */
   offsets: Float64Array;
   error: Error | undefined;
-  /** The logs appended to, to sync before acking (empty under acks=none). */
-  toSync: PartitionLog[];
+  /**
+   * Settles once every log appended to is durable (undefined under acks=none, or when nothing landed). Each log's
+   * sync is requested as soon as its run is written, so its fsync runs while the next partition's run is encoded;
+   * after a partial append the syncs are requested again behind the truncation, which they must cover.
+   */
+  durable: Promise<void> | undefined;
 }
 
 /** Partitions every entry (key hash, or the sticky partitioner for an empty key), or all to `fixed` when given. */
@@ -80,6 +85,7 @@ export function appendTable(broker: BrokerCore, topic: Topic, t: ProduceBatchTab
   const { order, groups } = plan;
   const offsets = new Float64Array(n).fill(-1);
   const toSync: PartitionLog[] = [];
+  const early: Promise<void>[] | undefined = broker.config.acks === 'none' ? undefined : [];
   const timestamp = Number(broker.now());
   let error: Error | undefined;
   // The list index of the first entry known not to land; later groups only take the entries before it.
@@ -96,7 +102,10 @@ export function appendTable(broker: BrokerCore, topic: Topic, t: ProduceBatchTab
     }
     const landed = result.offsets;
     for (let j = 0; j < landed.length; j++) offsets[order[g.from + j]!] = landed[j]!;
-    if (landed.length > 0) toSync.push(log);
+    if (landed.length > 0) {
+      toSync.push(log);
+      early?.push(log.sync());
+    }
     const k = g.from + landed.length;
     if (result.error && k < g.to && order[k]! < bound) {
       bound = order[k]!;
@@ -106,8 +115,22 @@ export function appendTable(broker: BrokerCore, topic: Topic, t: ProduceBatchTab
   let ackCount = 0;
   while (ackCount < n && offsets[ackCount]! >= 0) ackCount++;
   if (error) takeBackPastPrefix(broker, topic.partitions, plan, offsets, ackCount);
-  const synced = broker.config.acks === 'none' ? [] : toSync;
-  return { ackCount, assigned: plan.assigned, offsets, error, toSync: synced };
+  return { ackCount, assigned: plan.assigned, offsets, error, durable: durableAfter(early, toSync, error) };
+}
+
+/** What the reply waits for: the early syncs, or after a failure fresh ones that cover the truncation too. */
+function durableAfter(
+  early: Promise<void>[] | undefined,
+  logs: readonly PartitionLog[],
+  error: Error | undefined,
+): Promise<void> | undefined {
+  if (early === undefined || early.length === 0) return undefined;
+  if (error) {
+    // Their outcome is superseded (a failed fsync fences the log, so the fresh request fails the same way).
+    for (const p of early) p.catch(() => undefined);
+    return syncAll(logs);
+  }
+  return early.length === 1 ? early[0]! : Promise.all(early).then(() => undefined);
 }
 
 /** One group's append: straight from the table where the log takes a RecordSource, else as RecordToStore objects. */

@@ -217,6 +217,15 @@ export interface Backend extends AsyncDisposable {
     records: readonly ProducerRecord[],
     options?: BackendProduceOptions,
   ): Promise<BatchResult>;
+  /**
+   * produceBatch in two steps, so a caller encodes the next batch while the previous one is in flight (MoonMQ only;
+   * absent where the library encodes at send time).
+   */
+  prepareBatch?(
+    topic: string,
+    records: readonly ProducerRecord[],
+    options?: BackendProduceOptions,
+  ): { readonly count: number; send(): Promise<BatchResult> };
   producer(options?: BackendProducerOptions): BackendProducer;
   /**
    * The producer accumulator (seed 001) over this backend: MoonMQ's `producer()` itself; on Kafka a plain producer

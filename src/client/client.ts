@@ -16,7 +16,9 @@ import { GroupMembership, type GroupAssignment, type JoinGroupOptions } from './
 import {
   produce,
   produceBatch,
+  prepareProduceBatch,
   type BatchResult,
+  type PreparedBatch,
   type ProduceAck,
   type ProduceOptions,
   type ProducerRecord,
@@ -143,6 +145,11 @@ export class Client implements Backend {
   /** Acks for the landed prefix plus, on a partial append, its error; a failure before anything landed throws. */
   produceBatch(topic: string, records: readonly ProducerRecord[], options?: ProduceOptions): Promise<BatchResult> {
     return produceBatch(this.session, topic, records, options);
+  }
+
+  /** produceBatch's checks and encoding now, its request on `send()`: encode the next batch while one is in flight. */
+  prepareBatch(topic: string, records: readonly ProducerRecord[], options?: ProduceOptions): PreparedBatch {
+    return prepareProduceBatch(this.session, topic, records, options);
   }
 
   /** An idempotent producer (`idempotent`, `producerName`) opens a connection of its own, reconnecting after a loss. */

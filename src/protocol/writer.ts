@@ -16,8 +16,9 @@ export class Writer {
   private buf: Buffer;
   private pos = 0;
 
-  constructor(initialSize = 256) {
-    this.buf = Buffer.allocUnsafe(initialSize);
+  /** `into`: a buffer to write into from its start (the caller's to reuse), instead of a new one of `initialSize`. */
+  constructor(initialSize = 256, into?: Buffer) {
+    this.buf = into ?? Buffer.allocUnsafe(initialSize);
   }
 
   get length(): number {

@@ -17,7 +17,7 @@ async function setup(options: Partial<BrokerStartOptions> = {}): Promise<Client>
 const readAll = (topic: string) => {
   const out: { partition: number; key: string; value: string }[] = [];
   env.broker.topics.requireTopic(topic).partitions.forEach((log, i) => {
-    for (const r of log.read(0n, { maxRecords: 100_000 })) {
+    for (const r of log.read(0n, { maxRecords: 100_000, maxBytes: 64 * 1_048_576 })) {
       out.push({ partition: i + 1, key: r.key.toString(), value: r.value.toString() });
     }
   });
@@ -114,5 +114,57 @@ describe('client: producing against the broker', () => {
     await producer.close();
     await expect(producer.send('orders', { value: 'late' })).rejects.toBeInstanceOf(UsageError);
     expect(() => c.producer({ idempotent: false, producerName: 'app' })).toThrow(UsageError);
+  });
+
+  it('prepareBatch encodes now and sends on send(): the same records and acks as produceBatch, headers and big batches too', async () => {
+    const c = await setup();
+    const records = Array.from({ length: 50 }, (_, i) => ({
+      key: i % 5 === 0 ? undefined : `k${i % 7}`,
+      value: `v${i}`,
+    }));
+    const prepared = c.prepareBatch('orders', records);
+    expect(prepared.count).toBe(50);
+    // Encoded once: changing the caller's records after prepareBatch does not change what is sent.
+    records[1] = { key: 'changed', value: 'changed' };
+    const { acks, error } = await prepared.send();
+    expect(error).toBeUndefined();
+    const direct = await c.produceBatch('orders', [{ key: 'k1', value: 'again' }]);
+    expect(direct.acks[0]!.partition).toBe(acks[1]!.partition);
+    const stored = readAll('orders');
+    expect(stored.map((r) => r.value).sort()).toEqual(
+      [...Array.from({ length: 50 }, (_, i) => `v${i}`), 'again'].sort(),
+    );
+    expect(stored.find((r) => r.value === 'v1')!.key).toBe('k1');
+    for (const [i, ack] of acks.entries())
+      expect(stored.find((r) => r.value === `v${i}`)!.partition).toBe(ack.partition);
+
+    // Batches past 64 KiB reuse one entries buffer once the previous one was sent: each lands as it was prepared.
+    const large = (tag: string) => Array.from({ length: 1_000 }, (_, i) => ({ value: `${tag}-${i}`.padEnd(100, '.') }));
+    const first = c.prepareBatch('orders', large('a'));
+    const firstSent = first.send();
+    const second = c.prepareBatch('orders', large('b'));
+    const [ra, rb] = await Promise.all([firstSent, second.send()]);
+    expect(ra.acks.length + rb.acks.length).toBe(2_000);
+    const values = readAll('orders').map((r) => r.value);
+    for (const tag of ['a', 'b'])
+      expect(values.filter((v) => v.startsWith(`${tag}-`)).sort()).toEqual(
+        large(tag)
+          .map((r) => r.value)
+          .sort(),
+      );
+
+    const big = Array.from({ length: 20 }, (_, i) => ({ value: Buffer.alloc(60_000, i) }));
+    const split = await c.prepareBatch('orders', big).send();
+    expect(split.error).toBeUndefined();
+    expect(split.acks).toHaveLength(20);
+    const withHeaders = await c
+      .prepareBatch('orders', [{ value: 'h', headers: [{ name: 'a', value: Buffer.from('b') }] }])
+      .send();
+    expect(withHeaders.acks).toHaveLength(1);
+    expect(readAll('orders')).toHaveLength(2_072);
+    await expect(c.prepareBatch('nope', [{ value: 'x' }]).send()).rejects.toMatchObject({
+      errorName: 'ERR_TOPIC_MISSING',
+    });
+    expect(() => c.prepareBatch('orders', [])).toThrow(UsageError);
   });
 });

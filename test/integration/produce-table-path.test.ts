@@ -4,6 +4,9 @@ import { partitionForKey } from '../../src/protocol/fnv1a.js';
 import { ProduceBatchAckReply, ProduceBatchRequest } from '../../src/protocol/messages/produce-batch.js';
 import { BatchFlag } from '../../src/protocol/opcodes.js';
 import type { PartitionLog } from '../../src/storage/partition-log.js';
+import type { SegmentedLogFaults } from '../../src/storage/segmented-log.js';
+import { resolveConfig } from '../../src/broker/config.js';
+import { storageLogFactory } from '../../src/broker/storage-log-factory.js';
 import { prng } from '../helpers/prng.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
@@ -69,5 +72,36 @@ describe('the table path of PRODUCE_BATCH', () => {
       expect(read.map((r) => r.value)).toEqual(mine.map((r) => r.value.toString('hex')));
       expect(ack.acks.filter((x) => x.partition === p).map((x) => x.offset)).toEqual(read.map((r) => r.offset));
     }
+  });
+
+  it('a partial append across partitions: the prefix and bytes, and every log durable at the reply', async () => {
+    const faults: SegmentedLogFaults = {};
+    const broker = await env.start({
+      logFactory: storageLogFactory(resolveConfig({ dataDir: env.dataDir }), { faults }),
+    });
+    await broker.topics.createTopic('plain', 4);
+    await broker.topics.createTopic('viaRecords', 4);
+    const c = await env.raw();
+    const records = batch(3, 60);
+    const send = async (topic: string, flags: number) =>
+      c.decode(ProduceBatchAckReply, await c.request(ProduceBatchRequest, { flags, codec: 0, topic, records }));
+    // Every append call writes its first 5 records: the first touched partition fails first, later ones are cut
+    // back to the list-order prefix (the early sync of each partition is then superseded by one after the cut).
+    faults.failAfterRecords = 5;
+    const fast = await send('plain', 0);
+    const a = broker.topics.requireTopic('plain').partitions;
+    const durableAtReply = a.map((log) => [log.durableEndOffset, log.logEndOffset]);
+    const slow = await send('viaRecords', BatchFlag.HEADERS);
+    expect(fast).toEqual(slow);
+    expect(fast.errorCode).toBe(ErrorCode.INTERNAL);
+    expect(fast.acks.length).toBeGreaterThan(4);
+    expect(fast.acks.length).toBeLessThan(records.length);
+    const b = broker.topics.requireTopic('viaRecords').partitions;
+    for (let p = 0; p < 4; p++) expect(stored(a[p]!)).toEqual(stored(b[p]!));
+    for (const [durable, end] of durableAtReply) expect(durable).toBe(end);
+    faults.failAfterRecords = undefined;
+    const whole = await send('plain', 0);
+    expect(whole.errorCode).toBe(ErrorCode.NONE);
+    for (const log of a) expect(log.durableEndOffset).toBe(log.logEndOffset);
   });
 });

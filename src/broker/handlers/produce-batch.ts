@@ -17,7 +17,7 @@ import type { BrokerCore } from '../core.js';
 import { HandlerError, type RequestContext, type RequestHandler } from '../handler.js';
 import { fixedPartitionOf, hasFixedPartition, planFixedPartition } from '../fixed-partition.js';
 import { appendTable, planTable } from '../produce-table.js';
-import { appendPlanned, appendRecords, checkCodec, replyWhenDurable } from '../produce-path.js';
+import { appendPlanned, appendRecords, checkCodec, replyWhenDurable, replyWhenSynced } from '../produce-path.js';
 import { publicErrorMessage } from '../public-message.js';
 import { produceIdempotentBatch } from '../producer-state/idempotent-produce.js';
 
@@ -38,7 +38,7 @@ function produceTable(
 ): Promise<void> | undefined {
   const topic = broker.topics.requireTopic(t.head.topic);
   const fixed = hasFixedPartition(t.head) ? fixedPartitionOf(topic, t.head) : undefined;
-  const { ackCount, assigned, offsets, error, toSync } = appendTable(
+  const { ackCount, assigned, offsets, error, durable } = appendTable(
     broker,
     topic,
     t,
@@ -54,7 +54,7 @@ function produceTable(
         errorMessage: `${ackCount} of ${t.count} records appended: ${publicErrorMessage(error, broker.dataDir)}`,
       }
     : { count: ackCount, partitions: assigned, offsets, errorCode: ErrorCode.NONE, errorMessage: '' };
-  return replyWhenDurable(conn, toSync, () => conn.send(ProduceBatchAckTableReply, correl, reply), op, correl);
+  return replyWhenSynced(conn, durable, () => conn.send(ProduceBatchAckTableReply, correl, reply), op, correl);
 }
 
 function produceRecords({ broker, conn, op, correl, payload }: RequestContext<BrokerCore>): Promise<void> | undefined {

@@ -9,6 +9,7 @@ import { Caps, DEFAULT_MAX_FRAME_SIZE, FRAME_LENGTH_BYTES, FRAME_HEADER_BYTES, L
 import { ProduceBatchAckReply, ProduceBatchRequest, type BatchRecord } from '../../protocol/messages/produce-batch.js';
 import { ProduceAckReply, ProduceRequest, type ProduceAck } from '../../protocol/messages/produce.js';
 import { BatchFlag, Codec, codecNames, type CodecId, type CodecName } from '../../protocol/opcodes.js';
+import { Writer } from '../../protocol/writer.js';
 import { brokerError } from './connection.js';
 import type { Session } from './session.js';
 import { batchOverhead, splitBatch } from './split-batch.js';
@@ -227,4 +228,67 @@ export async function produceEntries(
     sizeHint: encodedFrameSize(message),
   });
   return batchResult(ack);
+}
+
+/** A batch encoded when it was prepared and sent later, so a caller can encode the next batch while one is in flight. */
+export interface PreparedBatch {
+  readonly count: number;
+  send(): Promise<BatchResult>;
+}
+
+/**
+ * produceBatch in two steps: the checks and the entries' encoding now, the request on `send()` (the frame then
+ * copies the entries once). A batch with headers or past one frame is encoded when sent, as produceBatch does it.
+ */
+export function prepareProduceBatch(
+  session: Session,
+  topic: string,
+  records: readonly ProducerRecord[],
+  options: ProduceOptions = {},
+): PreparedBatch {
+  validateTopicName(topic);
+  const prepared = prepareBatch(records);
+  const overhead = batchOverhead(Buffer.byteLength(topic), false, options.partition !== undefined);
+  if (prepared.withHeaders || overhead + prepared.bytes > DEFAULT_MAX_FRAME_SIZE) {
+    return { count: records.length, send: () => produceBatch(session, topic, records, options) };
+  }
+  const w = new Writer(0, takeSpare(prepared.bytes));
+  for (const r of prepared.records) w.str(r.key).str(r.value);
+  const buf = w.finish();
+  const entries: EncodedEntries = { parts: [buf], byteLength: buf.length, count: records.length, withHeaders: false };
+  let sent: Promise<BatchResult> | undefined;
+  const send = (): Promise<BatchResult> => {
+    if (sent) return sent;
+    sent = produceEntries(session, topic, entries, options);
+    // The request encoded its frame (a copy of the entries) before returning, or failed before that: either way
+    // nothing refers to the buffer any more, and the next prepared batch may write into it.
+    keepSpare(buf);
+    return sent;
+  };
+  return { count: records.length, send };
+}
+
+/**
+ * Entries buffers kept for the next prepared batches (one per batch a caller keeps in flight, up to 8): a batch of
+ * 1,000 records is past malloc's mmap threshold, so a fresh buffer per batch costs an mmap, a page fault per 4 KiB
+ * written and a munmap at its collection.
+ */
+const spares: Buffer[] = [];
+const MAX_SPARES = 8;
+const SPARE_MIN_BYTES = 64 * 1024;
+
+function takeSpare(bytes: number): Buffer {
+  for (let i = spares.length - 1; i >= 0; i--) {
+    const s = spares[i]!;
+    if (s.buffer.byteLength < bytes) continue;
+    spares.splice(i, 1);
+    return Buffer.from(s.buffer, 0, bytes);
+  }
+  return Buffer.allocUnsafe(bytes);
+}
+
+function keepSpare(buf: Buffer): void {
+  if (buf.byteOffset !== 0 || buf.buffer.byteLength < SPARE_MIN_BYTES) return;
+  if (spares.length === MAX_SPARES) spares.shift();
+  spares.push(buf);
 }

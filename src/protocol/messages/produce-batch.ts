@@ -176,14 +176,28 @@ export const ProduceBatchAckReply = defineMessage<ProduceBatchAck>({
     w.u16(m.errorCode).str(m.errorMessage);
   },
   decode(r) {
+    // count() checked that n acks of 12 bytes are there, so the raw loop reads within the payload.
     const n = r.count('count', 12, Limits.batchRecords);
-    const acks = new Array<ProduceAck>(n);
-    let i = 0;
-    try {
-      for (; i < n; i++) acks[i] = { partition: r.u32('partition'), offset: r.u64('offset') };
-    } catch (err) {
-      throw inEntry(err, `acks[${i}]`);
-    }
+    const acks = decodeAcks(r.bytes(n * 12, 'acks'), n);
     return { acks, errorCode: r.u16('err_code'), errorMessage: r.str('err_message') };
   },
 });
+
+const TWO_32 = 2 ** 32;
+/** The high word of an offset below 2^53, which one Number carries exactly (a single bigint conversion). */
+const SAFE_HIGH = 0x20_0000;
+
+/**
+ * `n` acks of 12 bytes each from `b`: the offset becomes a bigint in one conversion where it is below
+ * 2^53, instead of readBigUInt64BE's two halves shifted and added as bigints.
+ */
+function decodeAcks(b: Buffer, n: number): ProduceAck[] {
+  const acks = new Array<ProduceAck>(n);
+  for (let i = 0, p = 0; i < n; i++, p += 12) {
+    const hi = u32At(b, p + 4);
+    const lo = u32At(b, p + 8);
+    const offset = hi < SAFE_HIGH ? BigInt(hi * TWO_32 + lo) : (BigInt(hi) << 32n) | BigInt(lo);
+    acks[i] = { partition: u32At(b, p), offset };
+  }
+  return acks;
+}
