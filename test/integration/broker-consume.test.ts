@@ -75,8 +75,10 @@ describe('FETCH positions and commits (semantics.md §11)', () => {
     const before = h.rt.offsets.commitCount;
     const first = values(recordsIn(await fetchFrames(c, 'orders', 'g', 100, { flags: FetchFlag.BATCHED })));
     expect(first.sort()).toEqual(['a-0', 'a-1', 'a-2', 'b-0', 'b-1', 'b-2']);
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.commitCount - before).toBe(2);
     expect(recordsIn(await fetchFrames(c, 'orders', 'g', 100, { flags: FetchFlag.BATCHED }))).toEqual([]);
+    await h.rt.commitsSettled('g');
     expect(h.rt.offsets.commitCount - before).toBe(2);
     await h.append('orders', 2, 1, 'late');
     expect(values(recordsIn(await fetchFrames(c, 'orders', 'g', 100, { flags: FetchFlag.BATCHED })))).toEqual([

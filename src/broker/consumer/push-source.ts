@@ -17,6 +17,9 @@ export interface PushSource {
   advance(group: string, parts: readonly PolledPartition[]): void;
   /** Undoes `advance` for records that never reached the socket. */
   rewind(group: string, parts: readonly PolledPartition[]): void;
-  /** Commits the cursors of `parts` that moved past the committed offset; a failure is logged, never thrown. */
+  /**
+   * Commits the cursors of `parts` that moved past the committed offset (written by the offset store's next delivery
+   * flush, whose failure is logged, never thrown); resolves at once.
+   */
   commitDelivered(group: string, parts: readonly PolledPartition[]): Promise<void>;
 }

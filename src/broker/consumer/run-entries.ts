@@ -1,7 +1,7 @@
 /**
  * RECORD_BATCH entries and RECORD frames (record-frames.ts) for a run of plain records still in their on-disk bytes
- * (storage/raw-reader.ts): one pass over the run, with key and value copied straight from the read buffer and no
- * object per record. The bytes are exactly what the record path writes for the same records.
+ * (storage/raw-reader.ts): the run is copied into the reply once and rewritten there in place, record by record,
+ * with no object per record. The bytes are exactly what the record path writes for the same records.
  *
  *   on disk  u64 len · u8 attrs (0) · u32 key_len · u64 timestamp_ms · u32 header_crc · key · value · u32 payload_crc
  *   entry    str topic · u32 partition · u64 offset · u64 timestamp_ms · u32 key_len · key · u32 value_len · value
@@ -25,15 +25,19 @@ export function runEntriesSize(run: RawRun, topicLen: number, headerBlocks: bool
   return run.end - run.start + run.count * perRecord;
 }
 
-/** The run as RECORD_BATCH entries at `buf[pos]`, each followed by an empty header block with `headerBlocks`. */
+/**
+ * The run as RECORD_BATCH entries at `buf[pos]`, each followed by an empty header block with `headerBlocks`.
+ * `buf[pos, pos + runEntriesSize(...))` must be free: the run's bytes are copied to its end first (placeRun).
+ */
 export function writeRunEntries(buf: Buffer, pos: number, prefix: Buffer, run: RawRun, headerBlocks: number): number {
-  const src = run.buf;
-  let p = run.start;
+  const hb = headerBlocks !== 0 ? 2 : 0;
+  let p = placeRun(buf, pos, run, prefix.length - 8 + 3 + hb);
+  const end = p + (run.end - run.start);
   let offset = run.offset;
-  while (p < run.end) {
-    const size = LENGTH_PREFIX_BYTES + u32At(src, p + 4);
-    pos = writePlainEntry(buf, pos, prefix, src, p, size, offset);
-    if (headerBlocks !== 0) {
+  while (p < end) {
+    const size = LENGTH_PREFIX_BYTES + u32At(buf, p + 4);
+    pos = movePlainEntry(buf, pos, prefix, p, size, offset);
+    if (hb !== 0) {
       buf[pos] = 0;
       buf[pos + 1] = 0;
       pos += 2;
@@ -44,54 +48,65 @@ export function writeRunEntries(buf: Buffer, pos: number, prefix: Buffer, run: R
   return pos;
 }
 
-/** The run as one RECORD frame per record, with `correl`. */
+/** The run as one RECORD frame per record, with `correl`; the same room as writeRunEntries needs. */
 export function writeRunFrames(buf: Buffer, pos: number, prefix: Buffer, run: RawRun, correl: Buffer): number {
-  const src = run.buf;
-  let p = run.start;
+  let p = placeRun(buf, pos, run, FRAME_OVERHEAD + prefix.length - 8 + 3);
+  const end = p + (run.end - run.start);
   let offset = run.offset;
-  while (p < run.end) {
-    const size = LENGTH_PREFIX_BYTES + u32At(src, p + 4);
-    const start = pos;
+  while (p < end) {
+    const size = LENGTH_PREFIX_BYTES + u32At(buf, p + 4);
+    // FrameLen: op, correl and the entry (ENTRY_FIXED with the topic, key and value).
+    putU32(buf, pos, FRAME_HEADER_BYTES + ENTRY_FIXED + prefix.length - 8 + size - PLAIN_RECORD_OVERHEAD);
     buf[pos + FRAME_LENGTH_BYTES] = Op.RECORD;
     correl.copy(buf, pos + FRAME_LENGTH_BYTES + 1, 0, CORREL_BYTES);
-    pos = writePlainEntry(buf, pos + FRAME_OVERHEAD, prefix, src, p, size, offset);
-    putU32(buf, start, pos - start - FRAME_LENGTH_BYTES);
+    pos = movePlainEntry(buf, pos + FRAME_OVERHEAD, prefix, p, size, offset);
     p += size;
     offset += size;
   }
   return pos;
 }
 
-/*
- * The record at `src[p]` (of `size` bytes on disk, at `offset` below 2^53) as one entry at `buf[pos]`. Timestamp and
- * key_len are copied as they are (both big-endian on disk and on the wire, in the other order); key and value go in
- * one copy, to 4 bytes past the key's place so that the value lands behind its length field, and the key (short, as
- * a rule) then moves back over those 4 bytes.
+/**
+ * Copies the run's bytes to the end of the room its output takes at `buf[pos]` (`grow` more bytes per record than
+ * on disk), where the records are then rewritten in place front to back, and returns where they start. Entry `i`
+ * starts `(count - i) * grow` bytes before record `i`, so writing it never reaches a byte of a later record, and
+ * movePlainEntry reads what it overwrites of its own record first: one copy of the run instead of one per record,
+ * and the per-record moves stay inside one ArrayBuffer (copyWithin, several times cheaper than a view and a set).
  */
-function writePlainEntry(
-  buf: Buffer,
-  pos: number,
-  prefix: Buffer,
-  src: Buffer,
-  p: number,
-  size: number,
-  offset: number,
-): number {
+function placeRun(buf: Buffer, pos: number, run: RawRun, grow: number): number {
+  const at = pos + run.count * grow;
+  buf.set(new Uint8Array(run.buf.buffer, run.buf.byteOffset + run.start, run.end - run.start), at);
+  return at;
+}
+
+/*
+ * The record at `buf[p]` (of `size` bytes on disk, at `offset` below 2^53) as one entry at `buf[pos]`, `pos` at
+ * least the entry's growth below `p` (placeRun). Timestamp and key_len are read before the entry's fixed fields
+ * overwrite them (both big-endian on disk and on the wire, in the other order); the key then moves down (never
+ * past where it was), the value after it (copyWithin: a memmove, so a value that moves up by its length field's 4
+ * bytes, over the spent payload CRC, is fine), and its length goes last.
+ */
+function movePlainEntry(buf: Buffer, pos: number, prefix: Buffer, p: number, size: number, offset: number): number {
+  const h = p + LENGTH_PREFIX_BYTES;
+  const keyLen = u32At(buf, h + 1);
+  const tsHigh = u32At(buf, h + 5);
+  const tsLow = u32At(buf, h + 9);
   buf.set(prefix, pos);
   pos += prefix.length;
   putU32(buf, pos, Math.floor(offset / TWO_32));
   putU32(buf, pos + 4, offset >>> 0);
-  const h = p + LENGTH_PREFIX_BYTES;
-  for (let i = 0; i < 8; i++) buf[pos + 8 + i] = src[h + 5 + i]!;
-  for (let i = 0; i < 4; i++) buf[pos + 16 + i] = src[h + 1 + i]!;
-  const keyLen = u32At(src, h + 1);
-  const payloadLen = size - PLAIN_RECORD_OVERHEAD;
+  putU32(buf, pos + 8, tsHigh);
+  putU32(buf, pos + 12, tsLow);
+  putU32(buf, pos + 16, keyLen);
   const keyAt = pos + 20;
-  buf.set(new Uint8Array(src.buffer, src.byteOffset + p + KEY_AT, payloadLen), keyAt + 4);
-  if (keyLen <= 32) for (let i = 0; i < keyLen; i++) buf[keyAt + i] = buf[keyAt + 4 + i]!;
-  else buf.copyWithin(keyAt, keyAt + 4, keyAt + 4 + keyLen);
-  putU32(buf, keyAt + keyLen, payloadLen - keyLen);
-  return keyAt + 4 + payloadLen;
+  const src = p + KEY_AT;
+  if (keyLen <= 32) for (let i = 0; i < keyLen; i++) buf[keyAt + i] = buf[src + i]!;
+  else buf.copyWithin(keyAt, src, src + keyLen);
+  const valueLen = size - PLAIN_RECORD_OVERHEAD - keyLen;
+  const valueAt = keyAt + keyLen + 4;
+  buf.copyWithin(valueAt, src + keyLen, src + keyLen + valueLen);
+  putU32(buf, valueAt - 4, valueLen);
+  return valueAt + valueLen;
 }
 
 function putU32(buf: Buffer, pos: number, v: number): void {

@@ -16,7 +16,7 @@ import {
 } from './fetch-poller.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { NackTracker } from './nack-tracker.js';
-import { CONSUMER_OFFSETS_TOPIC, type OffsetCommit, OffsetStore } from './offset-store.js';
+import { CONSUMER_OFFSETS_TOPIC, OffsetStore } from './offset-store.js';
 import { PushLoop } from './push-loop.js';
 import type { PushSource } from './push-source.js';
 import { type ConsumeMode, type ConsumerSession, bindConsumer, fixConsumer, sessionOf, subscribe } from './session.js';
@@ -264,18 +264,18 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
   }
 
   /**
-   * Commits `parts` once `delivered` says their reply reached the kernel, or rewinds them when it never did. A
-   * DESCRIBE_GROUP asked meanwhile waits for it (commitsSettled), so the reply to a FETCH is never followed by a
-   * description of the group from before that FETCH.
+   * Commits `parts` once `delivered` says their reply reached the kernel, or rewinds them when it never did, in
+   * delivery order per group. The commit is applied at once and written by the store's next delivery flush
+   * (OffsetStore.deliver): nothing here waits for an fsync, so the group's next FETCH is never held back by one.
    */
   commitOnDelivery(group: string, polled: readonly PolledPartition[], delivered: Promise<void>): void {
     // Only where each partition stood and ends: the records and values (views of whole read chunks) must not live
-    // as long as the commit chain, which runs behind the FETCHes when commits' fsyncs are slower than the reads.
+    // as long as the commit chain.
     const parts: DeliveredPartition[] = polled.map((p) => ({ target: p.target, nextCursor: p.nextCursor }));
     const previous = this.pendingCommits.get(group);
-    const done: Promise<void> = Promise.all([previous, delivered])
+    const done: Promise<void> = (previous ? Promise.all([previous, delivered]) : delivered)
       .then(
-        () => this.commitDelivered(group, parts),
+        () => this.deliverCommits(group, parts),
         () => this.rewind(group, parts),
       )
       .finally(() => {
@@ -284,24 +284,32 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
     this.pendingCommits.set(group, done);
   }
 
-  /** Resolves once every delivery of `group` so far is committed (or rewound); undefined when none is pending. */
+  /**
+   * Resolves once every delivery of `group` so far is committed (or rewound) and durable (it starts the delivery
+   * flush rather than waiting for its interval); undefined when nothing is pending. Never rejects: a failed write
+   * was logged by the store.
+   */
   commitsSettled(group: string): Promise<void> | undefined {
-    return this.pendingCommits.get(group);
+    const pending = this.pendingCommits.get(group);
+    if (!pending && !this.offsets.deliveriesPending) return undefined;
+    const flush = (): Promise<void> => this.offsets.flushDelivered().catch(() => undefined);
+    return pending ? pending.then(flush) : flush();
   }
 
-  /** One commit per partition whose cursor differs from its committed offset; failures are logged only. */
+  /**
+   * One commit per partition whose cursor differs from its committed offset, applied now and written by the next
+   * delivery flush (whose failures the store logs). Resolves at once.
+   */
   commitDelivered(group: string, parts: readonly DeliveredPartition[]): Promise<void> {
-    const commits: OffsetCommit[] = [];
+    this.deliverCommits(group, parts);
+    return Promise.resolve();
+  }
+
+  private deliverCommits(group: string, parts: readonly DeliveredPartition[]): void {
+    const offsets = this.offsets;
     for (const p of parts) {
       const { topic, partition } = p.target;
-      if (this.offsets.get(group, topic, partition) !== p.nextCursor)
-        commits.push({ topic, partition, offset: p.nextCursor });
-    }
-    try {
-      return this.offsets.commit(group, commits).catch((err: unknown) => this.logCommitFailure(group, err));
-    } catch (err) {
-      this.logCommitFailure(group, err);
-      return Promise.resolve();
+      if (offsets.get(group, topic, partition) !== p.nextCursor) offsets.deliver(group, topic, partition, p.nextCursor);
     }
   }
 
@@ -318,13 +326,6 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
     let b = this.topicBytes.get(topic);
     if (!b) this.topicBytes.set(topic, (b = Buffer.from(topic)));
     return b;
-  }
-
-  private logCommitFailure(group: string, err: unknown): void {
-    this.broker.logger.error('offset commit failed', {
-      group,
-      error: err instanceof Error ? err.message : String(err),
-    });
   }
 }
 

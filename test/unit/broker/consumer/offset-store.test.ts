@@ -6,6 +6,7 @@ import { OffsetStore } from '../../../../src/broker/consumer/offset-store.js';
 import { silentLogger } from '../../../../src/broker/core.js';
 import { CommitLog } from '../../../../src/storage/commit-log.js';
 import { encodeOffsetKey, offsetsPartition } from '../../../../src/storage/offsets-codec.js';
+import { eventually } from '../../../helpers/eventually.js';
 
 let dir: string;
 let logs: CommitLog[] = [];
@@ -83,4 +84,59 @@ describe('OffsetStore', () => {
     expect(log.fsyncCount - before).toBeLessThanOrEqual(2);
     expect(store.get('g', 't', 1)).toBe(49n);
   });
+
+  it('delivery commits apply at once and are written coalesced: one record per key per flush, the latest value', async () => {
+    let store = await open();
+    const log = logs[offsetsPartition('g') - 1]!;
+    const fsyncs = log.fsyncCount;
+    for (let i = 1; i <= 20; i++) {
+      store.deliver('g', 't', 1, BigInt(i));
+      store.deliver('g', 't', 2, BigInt(100 + i));
+    }
+    expect(store.get('g', 't', 1)).toBe(20n);
+    expect(store.commitCount).toBe(0);
+    expect(store.deliveriesPending).toBe(true);
+    await store.flushDelivered();
+    expect(store.deliveriesPending).toBe(false);
+    expect(store.commitCount).toBe(2);
+    expect(log.fsyncCount - fsyncs).toBe(1);
+    await store.flushDelivered();
+    expect(store.commitCount).toBe(2);
+    store.deliver('g', 't', 1, 21n);
+    await closeLogsAfterFlush(store);
+    store = await open();
+    expect(store.offsetsOf('g')).toEqual([
+      { topic: 't', partition: 1, offset: 21n },
+      { topic: 't', partition: 2, offset: 120n },
+    ]);
+  });
+
+  it('a delivery flush after a COMMIT or a delete writes what memory holds: never an older value, no resurrection', async () => {
+    let store = await open();
+    store.deliver('g', 't', 1, 50n);
+    await store.commit('g', [{ topic: 't', partition: 1, offset: 7n }]);
+    store.deliver('gone', 't', 1, 9n);
+    await store.deleteGroup('gone');
+    store.deliver('h', 'x', 1, 3n);
+    await store.deleteTopic('x');
+    await store.flushDelivered();
+    expect(store.get('g', 't', 1)).toBe(7n);
+    await closeLogs();
+    store = await open();
+    expect(store.get('g', 't', 1)).toBe(7n);
+    expect(store.hasGroup('gone')).toBe(false);
+    expect(store.hasGroup('h')).toBe(false);
+  });
+
+  it('an unwritten delivery is flushed by its timer without anyone waiting', async () => {
+    const store = await open();
+    store.deliver('g', 't', 1, 4n);
+    await eventually(() => !store.deliveriesPending);
+    expect(store.commitCount).toBe(1);
+  });
 });
+
+async function closeLogsAfterFlush(store: OffsetStore): Promise<void> {
+  await store.flush();
+  await closeLogs();
+}
