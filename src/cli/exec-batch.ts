@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { BatchItem, ItemResult, ProducerRecord } from '../client/index.js';
 import { CraterError, UsageError } from '../errors.js';
-import { EnvelopeRenderer } from './exec-render.js';
+import { EnvelopeWriter } from './render/envelope-writer.js';
 import { type EnvelopeEncoding, parseEnvelope } from './render/envelope.js';
 
 export interface ExecSpec {
@@ -95,7 +95,7 @@ function drained(stdin: ChildStdin): Promise<void> {
 }
 
 /**
- * Renders the envelope lines (exec-render.ts) in chunks of about CHUNK_BYTES and writes each, so CMD starts reading
+ * Renders the envelope lines (render/envelope-writer.ts) in chunks of about CHUNK_BYTES and writes each, so CMD starts reading
  * while the rest is rendered. Waits for CMD only when more than QUEUED_BYTES are queued for the pipe, so rendering
  * and CMD's reading overlap rather than taking turns at every write.
  */
@@ -105,7 +105,7 @@ async function feed(
   encoding: EnvelopeEncoding,
   withHeaders: boolean,
 ): Promise<void> {
-  const renderer = new EnvelopeRenderer(encoding, withHeaders, CHUNK_BYTES);
+  const renderer = new EnvelopeWriter(encoding, withHeaders, CHUNK_BYTES);
   for (let i = 0; i < items.length && !stdin.destroyed; i++) {
     const record = items[i]!.transport;
     if (renderer.full(record)) {
