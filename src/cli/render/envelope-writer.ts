@@ -82,6 +82,9 @@ export class EnvelopeWriter {
   private prefixesFor: readonly string[] | undefined;
   /** Chunks whose bytes were written out, for take() to render into again (no allocation per chunk). */
   private readonly spare: Buffer[] = [];
+  /** The bound full() computed, and for which record: add() of that record reuses it. */
+  private need = 0;
+  private needFor: EnvelopeSource | undefined;
 
   constructor(
     private readonly encoding: EnvelopeEncoding,
@@ -98,7 +101,9 @@ export class EnvelopeWriter {
 
   /** True when `record`'s line may not fit behind what is rendered: take() first. */
   full(record: EnvelopeSource): boolean {
-    return this.pos > 0 && this.pos + this.bound(record) > this.buf.length;
+    this.need = this.bound(record);
+    this.needFor = record;
+    return this.pos > 0 && this.pos + this.need > this.buf.length;
   }
 
   /** Hands out the rendered bytes and starts a fresh buffer (a recycled one when there is one). */
@@ -123,7 +128,8 @@ export class EnvelopeWriter {
 
   /** Appends `record`'s envelope line (with its newline). */
   add(r: EnvelopeSource): void {
-    this.room(this.bound(r));
+    this.room(this.needFor === r ? this.need : this.bound(r));
+    this.needFor = undefined;
     if (r.topic !== this.lastTopic) {
       this.lastTopic = r.topic;
       this.topicPrefix = prefixOf(r.topic);
