@@ -151,6 +151,37 @@ async function fetchRows(client: Client, o: ConsumeLoopOptions, topic: string, w
   return result.table ?? result.records;
 }
 
+/** The FETCH asked for ahead of the one being written out, if any. */
+class FetchAhead {
+  #next: Promise<FetchedRows> | undefined;
+
+  constructor(private readonly fetchFor: (poll: number, want: number) => Promise<FetchedRows>) {}
+
+  get pending(): boolean {
+    return this.#next !== undefined;
+  }
+
+  /** The FETCH ahead's records, or (none ahead) a FETCH's now. */
+  take(poll: number, want: number): Promise<FetchedRows> {
+    const next = this.#next ?? this.fetchFor(poll, want);
+    this.#next = undefined;
+    return next;
+  }
+
+  ask(poll: number, want: number): void {
+    this.#next = this.fetchFor(poll, want);
+    // Awaited by take() or drain(); a failure seen only if it is.
+    this.#next.catch(() => {});
+  }
+
+  /** What the FETCH ahead brought (nothing when none is ahead). */
+  drain(): Promise<FetchedRows> {
+    const next = this.#next;
+    this.#next = undefined;
+    return next ?? Promise.resolve(NO_ROWS);
+  }
+}
+
 /**
  * FETCH after FETCH on one connection. While one FETCH's records are written out, the next is already asked for (the
  * broker answers in order, each from where the previous left the cursor), so the broker's read and this process's
@@ -167,13 +198,10 @@ export async function consumePull(
   const window = new OutputWindow();
   const count = { n: 0 };
   const table = typeof emit !== 'function';
-  let ahead: Promise<FetchedRows> | undefined;
+  const ahead = new FetchAhead((poll, want) => fetchRows(client, o, o.topics[poll % o.topics.length]!, want, table));
   let current: FetchedRows = NO_ROWS;
-  const fetchFor = (poll: number, want: number): Promise<FetchedRows> =>
-    fetchRows(client, o, o.topics[poll % o.topics.length]!, want, table);
   const stop = async (cause: StopCause, unwritten: FetchedRows = NO_ROWS, closed = false) => {
-    const pending = ahead ? await ahead : NO_ROWS;
-    ahead = undefined;
+    const pending = await ahead.drain();
     if (closed || unwritten.length > 0 || pending.length > 0)
       await commitBack(client, (closed ? window : new OutputWindow(0)).handBack(unwritten, pending));
     return { count: count.n, cause };
@@ -183,15 +211,10 @@ export async function consumePull(
     let ending = false;
     for (let poll = 0; ; poll++) {
       if (signal.aborted) return stop(signal.reason === 'stdout-closed' ? 'output-closed' : 'interrupted');
-      const rows = await (ahead ?? fetchFor(poll, wantNow(o, count.n, 0)));
-      ahead = undefined;
-      current = rows;
+      const rows = (current = await ahead.take(poll, wantNow(o, count.n, 0)));
       const next = wantNow(o, count.n, rows.length);
       const firstPass = poll < o.topics.length - 1;
-      if (rows.length > 0 && next > 0 && !firstPass && !ending) {
-        ahead = fetchFor(poll + 1, next);
-        ahead.catch(() => {});
-      }
+      if (rows.length > 0 && next > 0 && !firstPass && !ending) ahead.ask(poll + 1, next);
       const { unwritten, closed } = await writeOut(rows, o, emit, window, count);
       current = NO_ROWS;
       if (closed) return stop('output-closed', unwritten, true);
@@ -200,11 +223,9 @@ export async function consumePull(
       if (ending) return stop('end');
       if (rows.length > 0 || firstPass) {
         if (rows.length > 0) lastRecordAt = performance.now();
-        // The end is reached; what the FETCH ahead brought is written out before stopping.
-        if (ends && !firstPass && (await ends.reached(client, o.group, rows))) {
-          if (!ahead) return stop('end');
-          ending = true;
-        }
+        // At the end: what the FETCH ahead brought is written out before stopping.
+        if (ends && !firstPass && (await ends.reached(client, o.group, rows))) ending = true;
+        if (ending && !ahead.pending) return stop('end');
         continue;
       }
       if (ends) return stop('end');
@@ -213,14 +234,12 @@ export async function consumePull(
       await abortableDelay(Math.min(EMPTY_POLL_MS, idleLeft), signal);
     }
   };
-  try {
-    return await loop();
-  } catch (error) {
+  return loop().catch(async (error: unknown) => {
     // Writing failed (or a FETCH): hand back what may not have been printed, then fail.
-    const pending = ahead ? await ahead.catch(() => NO_ROWS) : NO_ROWS;
+    const pending = await ahead.drain().catch(() => NO_ROWS);
     await commitBack(client, window.handBack(current, pending)).catch(() => {});
     throw error;
-  }
+  });
 }
 
 /** Records to ask for next, `taken` of them already fetched and not counted yet. */
