@@ -14,12 +14,13 @@ import type { Backend as Client } from '../client/backend.js';
 import type { FetchedRecord } from '../client/index.js';
 import { UsageError } from '../errors.js';
 import { moonmqOnly, openClient, writeBytes, type ConnectionFlagValues } from './connect.js';
-import { type ConsumeOutcome, type Output, consumePull, consumePush } from './consuming.js';
+import { type ConsumeOutcome, FETCH_CHUNK, type Output, consumePull, consumePush } from './consuming.js';
 import { withTopicHint } from './error-report.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { type Position, checkPartitions, commitTargets, parsePosition, resolveTargets } from './positions.js';
 import type { EnvelopeEncoding } from './render/envelope.js';
 import { envelopeLines } from './render/envelope-lines.js';
+import { EnvelopeWriter } from './render/envelope-writer.js';
 import { DEFAULT_FORMAT, compileFormat } from './render/format-template.js';
 import type { LineWriter } from './render/jsonl.js';
 import { formatRate } from './render/records.js';
@@ -109,10 +110,12 @@ function emitter(flags: ConsumeFlags, io: ConsumeIo): Output {
   const { lines } = io;
   if (lines) {
     const encoding = flags.encoding as EnvelopeEncoding;
+    // One writer for the whole run: each FETCH renders into a buffer an earlier write has finished with.
+    const out = new EnvelopeWriter(encoding, true, FETCH_CHUNK * 256);
     return {
       batch: async (records) => {
-        const { bytes, lengths } = envelopeLines(records, encoding);
-        return (await lines.writeChunk(bytes)) ? lengths : undefined;
+        const { bytes, lengths } = envelopeLines(records, encoding, out);
+        return (await lines.writeChunk(bytes, () => out.recycle(bytes))) ? lengths : undefined;
       },
     };
   }

@@ -13,6 +13,17 @@
 import type { Backend as Client } from '../client/backend.js';
 import type { FetchedRecord, IsolationName } from '../client/index.js';
 import { abortableDelay } from './connect.js';
+import {
+  type FetchedRows,
+  NO_ROWS,
+  offsetAt,
+  partitionAt,
+  pickRows,
+  recordAt,
+  sizeAt,
+  sliceRows,
+  topicAt,
+} from './fetched-rows.js';
 import { OutputWindow } from './output-window.js';
 
 export type StopCause = 'count' | 'end' | 'idle' | 'interrupted' | 'output-closed' | 'stream-ended';
@@ -38,7 +49,7 @@ export type Emit = (record: FetchedRecord) => Promise<number | undefined>;
  * them counts as written). One write per FETCH instead of one per record is most of what `consume --json` costs.
  */
 export interface BatchEmit {
-  batch(records: readonly FetchedRecord[]): Promise<number[] | undefined>;
+  batch(records: FetchedRows): Promise<number[] | undefined>;
 }
 
 /** How the loops print: a record at a time, or (pull mode) a FETCH at a time. */
@@ -61,8 +72,8 @@ export const EMPTY_POLL_MS = 100;
 
 type Ends = Map<string, Map<number, bigint | null>>;
 
-function wanted(o: ConsumeLoopOptions, r: FetchedRecord): boolean {
-  return o.partitions === undefined || o.partitions.includes(r.partition);
+function wanted(o: ConsumeLoopOptions, partition: number): boolean {
+  return o.partitions === undefined || o.partitions.includes(partition);
 }
 
 /** Commits each (topic, partition) back to the offset given, so those records are read again. */
@@ -71,19 +82,26 @@ async function commitBack(client: Client, back: Map<string, Map<number, bigint>>
     for (const [partition, offset] of byPartition) await client.commit(topic, partition, offset);
 }
 
-/** One FETCH's records written out; what did not get written (past the count, output gone) is returned. */
+interface Written {
+  /** What did not get written (past the count, output gone). */
+  unwritten: FetchedRows;
+  closed: boolean;
+}
+
+/** One FETCH's records written out a record at a time. */
 async function writeOut(
-  records: readonly FetchedRecord[],
+  rows: FetchedRows,
   o: ConsumeLoopOptions,
   output: Output,
   window: OutputWindow,
   count: { n: number },
-) {
-  if (typeof output !== 'function') return writeBatch(records, o, output, window, count);
+): Promise<Written> {
+  if (typeof output !== 'function') return writeBatch(rows, o, output, window, count);
   const unwritten: FetchedRecord[] = [];
   let closed = false;
-  for (const r of records) {
-    if (!wanted(o, r)) continue;
+  for (let i = 0; i < rows.length; i++) {
+    const r = recordAt(rows, i);
+    if (!wanted(o, r.partition)) continue;
     const full = o.maxRecords !== undefined && count.n >= o.maxRecords;
     const bytes = full || closed ? undefined : await output(r);
     if (bytes === undefined) {
@@ -99,23 +117,77 @@ async function writeOut(
 
 /** writeOut with one write for the whole FETCH. */
 async function writeBatch(
-  records: readonly FetchedRecord[],
+  rows: FetchedRows,
   o: ConsumeLoopOptions,
   output: BatchEmit,
   window: OutputWindow,
   count: { n: number },
-) {
-  const chosen = o.partitions === undefined ? records : records.filter((r) => wanted(o, r));
+): Promise<Written> {
+  let chosen = rows;
+  if (o.partitions !== undefined) {
+    const keep: number[] = [];
+    for (let i = 0; i < rows.length; i++) if (wanted(o, partitionAt(rows, i))) keep.push(i);
+    chosen = pickRows(rows, keep);
+  }
   const room = o.maxRecords === undefined ? chosen.length : Math.max(0, o.maxRecords - count.n);
-  const toWrite = chosen.length <= room ? chosen : chosen.slice(0, room);
-  const past = chosen.length <= room ? [] : chosen.slice(room);
+  const toWrite = chosen.length <= room ? chosen : sliceRows(chosen, 0, room);
+  const past = chosen.length <= room ? NO_ROWS : sliceRows(chosen, room);
   const bytes = toWrite.length === 0 ? [] : await output.batch(toWrite);
-  if (bytes === undefined) return { unwritten: [...toWrite, ...past], closed: true };
+  if (bytes === undefined) return { unwritten: chosen, closed: true };
   window.wroteAll(toWrite, bytes);
   count.n += toWrite.length;
   return { unwritten: past, closed: false };
 }
 
+/** One FETCH's records: a FetchTable when `table` (and the backend gives one), else the records. */
+async function fetchRows(client: Client, o: ConsumeLoopOptions, topic: string, want: number, table: boolean) {
+  const result = await client.fetch(topic, o.group, {
+    maxRecords: want,
+    headers: client.isCrater,
+    isolation: o.isolation,
+    timeoutMs: o.timeoutMs,
+    table,
+  });
+  return result.table ?? result.records;
+}
+
+/** The FETCH asked for ahead of the one being written out, if any. */
+class FetchAhead {
+  #next: Promise<FetchedRows> | undefined;
+
+  constructor(private readonly fetchFor: (poll: number, want: number) => Promise<FetchedRows>) {}
+
+  get pending(): boolean {
+    return this.#next !== undefined;
+  }
+
+  /** The FETCH ahead's records, or (none ahead) a FETCH's now. */
+  take(poll: number, want: number): Promise<FetchedRows> {
+    const next = this.#next ?? this.fetchFor(poll, want);
+    this.#next = undefined;
+    return next;
+  }
+
+  ask(poll: number, want: number): void {
+    this.#next = this.fetchFor(poll, want);
+    // Awaited by take() or drain(); a failure seen only if it is.
+    this.#next.catch(() => {});
+  }
+
+  /** What the FETCH ahead brought (nothing when none is ahead). */
+  drain(): Promise<FetchedRows> {
+    const next = this.#next;
+    this.#next = undefined;
+    return next ?? Promise.resolve(NO_ROWS);
+  }
+}
+
+/**
+ * FETCH after FETCH on one connection. While one FETCH's records are written out, the next is already asked for (the
+ * broker answers in order, each from where the previous left the cursor), so the broker's read and this process's
+ * rendering overlap instead of taking turns. The broker commits past what it sends: whatever the FETCH ahead brought
+ * and was not printed when the loop stops is handed back with the rest (one commit per partition, the earliest).
+ */
 export async function consumePull(
   client: Client,
   o: ConsumeLoopOptions,
@@ -125,36 +197,54 @@ export async function consumePull(
   const ends = o.exitAtEnd ? new EndWatch(await endOffsets(client, o, o.isolation === 'read_committed')) : undefined;
   const window = new OutputWindow();
   const count = { n: 0 };
-  let lastRecordAt = performance.now();
-  for (let poll = 0; ; poll++) {
-    if (signal.aborted)
-      return { count: count.n, cause: signal.reason === 'stdout-closed' ? 'output-closed' : 'interrupted' };
-    const want = o.maxRecords === undefined ? FETCH_CHUNK : Math.min(o.maxRecords - count.n, FETCH_CHUNK);
-    // A FETCH reads every topic the connection has fetched so far; the first pass names each topic once.
-    const { records } = await client.fetch(o.topics[poll % o.topics.length]!, o.group, {
-      maxRecords: want,
-      headers: client.isCrater,
-      isolation: o.isolation,
-      timeoutMs: o.timeoutMs,
-    });
-    const { unwritten, closed } = await writeOut(records, o, emit, window, count);
-    if (closed) {
-      await commitBack(client, window.handBack(unwritten));
-      return { count: count.n, cause: 'output-closed' };
+  const table = typeof emit !== 'function';
+  const ahead = new FetchAhead((poll, want) => fetchRows(client, o, o.topics[poll % o.topics.length]!, want, table));
+  let current: FetchedRows = NO_ROWS;
+  const stop = async (cause: StopCause, unwritten: FetchedRows = NO_ROWS, closed = false) => {
+    const pending = await ahead.drain();
+    if (closed || unwritten.length > 0 || pending.length > 0)
+      await commitBack(client, (closed ? window : new OutputWindow(0)).handBack(unwritten, pending));
+    return { count: count.n, cause };
+  };
+  const loop = async (): Promise<ConsumeOutcome> => {
+    let lastRecordAt = performance.now();
+    let ending = false;
+    for (let poll = 0; ; poll++) {
+      if (signal.aborted) return stop(signal.reason === 'stdout-closed' ? 'output-closed' : 'interrupted');
+      const rows = (current = await ahead.take(poll, wantNow(o, count.n, 0)));
+      const next = wantNow(o, count.n, rows.length);
+      const firstPass = poll < o.topics.length - 1;
+      if (rows.length > 0 && next > 0 && !firstPass && !ending) ahead.ask(poll + 1, next);
+      const { unwritten, closed } = await writeOut(rows, o, emit, window, count);
+      current = NO_ROWS;
+      if (closed) return stop('output-closed', unwritten, true);
+      if (unwritten.length > 0 || (o.maxRecords !== undefined && count.n >= o.maxRecords))
+        return stop('count', unwritten);
+      if (ending) return stop('end');
+      if (rows.length > 0 || firstPass) {
+        if (rows.length > 0) lastRecordAt = performance.now();
+        // At the end: what the FETCH ahead brought is written out before stopping.
+        if (ends && !firstPass && (await ends.reached(client, o.group, rows))) ending = true;
+        if (ending && !ahead.pending) return stop('end');
+        continue;
+      }
+      if (ends) return stop('end');
+      const idleLeft = o.idleTimeoutMs === undefined ? Infinity : o.idleTimeoutMs - (performance.now() - lastRecordAt);
+      if (idleLeft <= 0) return stop('idle');
+      await abortableDelay(Math.min(EMPTY_POLL_MS, idleLeft), signal);
     }
-    if (unwritten.length > 0) await commitBack(client, new OutputWindow(0).handBack(unwritten));
-    if (o.maxRecords !== undefined && count.n >= o.maxRecords) return { count: count.n, cause: 'count' };
-    const firstPass = poll < o.topics.length - 1;
-    if (records.length > 0 || firstPass) {
-      if (records.length > 0) lastRecordAt = performance.now();
-      if (ends && !firstPass && (await ends.reached(client, o.group, records))) return { count: count.n, cause: 'end' };
-      continue;
-    }
-    if (ends) return { count: count.n, cause: 'end' };
-    const idleLeft = o.idleTimeoutMs === undefined ? Infinity : o.idleTimeoutMs - (performance.now() - lastRecordAt);
-    if (idleLeft <= 0) return { count: count.n, cause: 'idle' };
-    await abortableDelay(Math.min(EMPTY_POLL_MS, idleLeft), signal);
-  }
+  };
+  return loop().catch(async (error: unknown) => {
+    // Writing failed (or a FETCH): hand back what may not have been printed, then fail.
+    const pending = await ahead.drain().catch(() => NO_ROWS);
+    await commitBack(client, window.handBack(current, pending)).catch(() => {});
+    throw error;
+  });
+}
+
+/** Records to ask for next, `taken` of them already fetched and not counted yet. */
+function wantNow(o: ConsumeLoopOptions, counted: number, taken: number): number {
+  return o.maxRecords === undefined ? FETCH_CHUNK : Math.min(o.maxRecords - counted - taken, FETCH_CHUNK);
 }
 
 /**
@@ -183,11 +273,9 @@ async function endOffsets(client: Client, o: ConsumeLoopOptions, readCommitted: 
  */
 const RECORD_SLACK_BYTES = 4096;
 
-/** How far past `r.offset` the group's cursor can be after a FETCH that ended with `r`, at most (generously). */
-function reachAfter(r: FetchedRecord): bigint {
-  let bytes = RECORD_SLACK_BYTES + r.key.length + 2 * r.value.length;
-  for (const h of r.headers ?? []) bytes += 16 + Buffer.byteLength(h.name) + h.value.length;
-  return BigInt(bytes);
+/** How far past record i's offset the group's cursor can be after a FETCH that ended with it (generously). */
+function reachAfter(rows: FetchedRows, i: number): bigint {
+  return BigInt(RECORD_SLACK_BYTES + sizeAt(rows, i));
 }
 
 /**
@@ -207,22 +295,23 @@ class EndWatch {
         if (end !== null) this.#pending.set(`${topic}\0${partition}`, { topic, partition, end });
   }
 
-  async reached(client: Client, group: string, records: readonly FetchedRecord[]): Promise<boolean> {
-    const last = new Map<string, FetchedRecord>();
-    for (let i = 0; i < records.length; i++) {
-      const r = records[i]!;
-      const next = records[i + 1];
+  async reached(client: Client, group: string, rows: FetchedRows): Promise<boolean> {
+    const last = new Map<string, { offset: bigint; i: number }>();
+    for (let i = 0; i < rows.length; i++) {
+      const partition = partitionAt(rows, i);
+      const topic = topicAt(rows, i);
       // Offsets grow within a partition: only the last record of each run of one partition can decide anything.
-      if (next !== undefined && next.partition === r.partition && next.topic === r.topic) continue;
-      const key = `${r.topic}\0${r.partition}`;
+      if (i + 1 < rows.length && partitionAt(rows, i + 1) === partition && topicAt(rows, i + 1) === topic) continue;
+      const key = `${topic}\0${partition}`;
       const p = this.#pending.get(key);
       if (p === undefined) continue;
-      if (r.offset >= p.end) this.#pending.delete(key);
-      else last.set(key, r);
+      const offset = offsetAt(rows, i);
+      if (offset >= p.end) this.#pending.delete(key);
+      else last.set(key, { offset, i });
     }
     for (const [key, p] of this.#pending) {
       const r = last.get(key);
-      if (r !== undefined && p.end - r.offset > reachAfter(r)) return false;
+      if (r !== undefined && p.end - r.offset > reachAfter(rows, r.i)) return false;
     }
     if (this.#pending.size === 0) return true;
     const { offsets } = await client.describeGroup(group);

@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { BatchItem, ItemResult, ProducerRecord } from '../client/index.js';
 import { CraterError, UsageError } from '../errors.js';
-import { EnvelopeRenderer } from './exec-render.js';
+import { EnvelopeWriter } from './render/envelope-writer.js';
 import { type EnvelopeEncoding, parseEnvelope } from './render/envelope.js';
 
 export interface ExecSpec {
@@ -95,8 +95,8 @@ function drained(stdin: ChildStdin): Promise<void> {
 }
 
 /**
- * Renders the envelope lines (exec-render.ts) in chunks of about CHUNK_BYTES and writes each, so CMD starts reading
- * while the rest is rendered. Waits for CMD only when more than QUEUED_BYTES are queued for the pipe, so rendering
+ * Renders the envelope lines (render/envelope-writer.ts) in chunks of about CHUNK_BYTES and writes each, so CMD
+ * starts reading while the rest is rendered. Waits for CMD only when more than QUEUED_BYTES are queued for the pipe, so rendering
  * and CMD's reading overlap rather than taking turns at every write.
  */
 async function feed(
@@ -105,7 +105,24 @@ async function feed(
   encoding: EnvelopeEncoding,
   withHeaders: boolean,
 ): Promise<void> {
-  const renderer = new EnvelopeRenderer(encoding, withHeaders, CHUNK_BYTES);
+  const kind = `${encoding}/${withHeaders}`;
+  const renderer = idleWriters.get(kind)?.pop() ?? new EnvelopeWriter(encoding, withHeaders, CHUNK_BYTES);
+  try {
+    await feedWith(renderer, stdin, items);
+  } finally {
+    const idle = idleWriters.get(kind) ?? [];
+    if (renderer.size === 0 && idle.length < 4) idle.push(renderer);
+    idleWriters.set(kind, idle);
+  }
+}
+
+/**
+ * Writers no batch is rendering with, by encoding and headers: the next batch (of any worker) renders into the
+ * chunks an earlier one's writes have finished with, rather than allocating its own.
+ */
+const idleWriters = new Map<string, EnvelopeWriter[]>();
+
+async function feedWith(renderer: EnvelopeWriter, stdin: ChildStdin, items: readonly BatchItem<unknown>[]) {
   for (let i = 0; i < items.length && !stdin.destroyed; i++) {
     const record = items[i]!.transport;
     if (renderer.full(record)) {
@@ -116,7 +133,10 @@ async function feed(
     }
     renderer.add(record);
   }
-  if (renderer.size > 0 && !stdin.destroyed) stdin.write(renderer.take());
+  if (renderer.size > 0 && !stdin.destroyed) {
+    const last = renderer.take();
+    stdin.write(last, () => renderer.recycle(last));
+  }
   stdin.end();
 }
 

@@ -7,13 +7,14 @@
  * per partition. The reader may see a few of those again next time (at-least-once); it never misses one.
  */
 import type { FetchedRecord } from '../client/index.js';
+import { type FetchedRows, offsetAt, partitionAt, topicAt } from './fetched-rows.js';
 
 /** Linux's default pipe capacity: output older than this has certainly left the pipe. */
 export const PIPE_WINDOW_BYTES = 64 * 1024;
 
 /** One write: its records and the total bytes written once each of them was. */
 interface Write {
-  records: readonly FetchedRecord[];
+  records: FetchedRows;
   endBytes: number[];
 }
 
@@ -38,7 +39,7 @@ export class OutputWindow {
    * Records that `records` went to stdout in one write, `bytes[i]` bytes each. Until the next write, every one of
    * them counts as possibly lost (the stream may not have passed all of it to the pipe yet), besides the window.
    */
-  wroteAll(records: readonly FetchedRecord[], bytes: readonly number[]): void {
+  wroteAll(records: FetchedRows, bytes: readonly number[]): void {
     const endBytes = new Array<number>(bytes.length);
     let total = this.#bytes;
     for (let i = 0; i < bytes.length; i++) endBytes[i] = total += bytes[i]!;
@@ -61,20 +62,24 @@ export class OutputWindow {
 
   /**
    * Topic → partition → the offset to commit so that the records possibly lost in the pipe, and `unwritten`, are
-   * read again: the earliest such offset per partition.
+   * read again: the earliest such offset per partition (one map for all: two hand-backs of one partition would
+   * overwrite each other).
    */
-  handBack(unwritten: readonly FetchedRecord[]): Map<string, Map<number, bigint>> {
+  handBack(...unwritten: FetchedRows[]): Map<string, Map<number, bigint>> {
     const out = new Map<string, Map<number, bigint>>();
-    const add = (r: FetchedRecord): void => {
-      const byPartition = out.get(r.topic) ?? new Map<number, bigint>();
-      const at = byPartition.get(r.partition);
-      if (at === undefined || r.offset < at) byPartition.set(r.partition, r.offset);
-      out.set(r.topic, byPartition);
+    const add = (rows: FetchedRows, i: number): void => {
+      const topic = topicAt(rows, i);
+      const partition = partitionAt(rows, i);
+      const offset = offsetAt(rows, i);
+      const byPartition = out.get(topic) ?? new Map<number, bigint>();
+      const at = byPartition.get(partition);
+      if (at === undefined || offset < at) byPartition.set(partition, offset);
+      out.set(topic, byPartition);
     };
     this.#writes.forEach((w, i) => {
-      for (let j = i === 0 ? this.#from : 0; j < w.records.length; j++) add(w.records[j]!);
+      for (let j = i === 0 ? this.#from : 0; j < w.records.length; j++) add(w.records, j);
     });
-    for (const r of unwritten) add(r);
+    for (const rows of unwritten) for (let i = 0; i < rows.length; i++) add(rows, i);
     return out;
   }
 }

@@ -16,6 +16,7 @@ import type { RecordHeader } from '../protocol/headers.js';
 import type { GroupDescription } from '../protocol/messages/describe-group.js';
 import type { TopicDescription } from '../protocol/messages/describe-topic.js';
 import type { FetchedRecord } from '../protocol/messages/fetch.js';
+import type { FetchTable } from './fetch-table.js';
 import type { GroupListing } from '../protocol/messages/list-groups.js';
 import type { Offsets } from '../protocol/messages/list-offsets.js';
 import type { NackAck } from '../protocol/messages/nack.js';
@@ -67,10 +68,14 @@ export interface BackendFetchOptions {
   /** Ask for record headers (MoonMQ: crater brokers only; Kafka: always there). */
   headers?: boolean;
   timeoutMs?: number;
+  /** MoonMQ: a batched reply as a FetchTable (no object per record) with `records` empty; Kafka ignores it. */
+  table?: boolean;
 }
 
 export interface BackendFetchResult {
   records: FetchedRecord[];
+  /** With `table: true` on MoonMQ, the reply's records (then `records` is empty). */
+  table?: FetchTable | undefined;
 }
 
 export interface BackendSubscribeOptions {

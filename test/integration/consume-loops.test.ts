@@ -5,7 +5,8 @@
  * pull and push mode with the cause they report.
  */
 import { describe, expect, it } from 'vitest';
-import { type ConsumeLoopOptions, consumePull, consumePush } from '../../src/cli/consuming.js';
+import { type BatchEmit, type ConsumeLoopOptions, consumePull, consumePush } from '../../src/cli/consuming.js';
+import { partitionAt, recordAt } from '../../src/cli/fetched-rows.js';
 import type { Client } from '../../src/client/client.js';
 import type { FetchedRecord } from '../../src/client/index.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
@@ -45,6 +46,22 @@ async function seeded(perPartition: number, partitions = 1): Promise<Client> {
 
 const never = new AbortController().signal;
 
+/** A --json-like printer (one write per FETCH, FetchTables asked for); `after(n)` runs once n FETCHes were printed. */
+function batchCollector(printed: number, after?: (n: number) => void) {
+  const seen: string[] = [];
+  let calls = 0;
+  const output: BatchEmit = {
+    batch: (rows) => {
+      if (calls >= printed) return Promise.resolve(undefined);
+      calls += 1;
+      for (let i = 0; i < rows.length; i++) seen.push(`${partitionAt(rows, i)}:${recordAt(rows, i).value.toString()}`);
+      after?.(calls);
+      return Promise.resolve(Array.from({ length: rows.length }, () => 10));
+    },
+  };
+  return { seen, output };
+}
+
 describe('consumePull', () => {
   it('--max-records stops at the count and hands back the rest of the FETCH; -e reads to the end', async () => {
     await seeded(5);
@@ -79,6 +96,35 @@ describe('consumePull', () => {
     await consumePull(await env.client(), base({ exitAtEnd: true }), next.emit, never);
     // The two written records ended well within the pipe window, so they are read again with the rest.
     expect(next.seen).toEqual(['1:r0', '1:r1', '1:r2', '1:r3', '1:r4']);
+  });
+
+  it('hands back what the FETCH ahead brought when the output closes or the run is interrupted', async () => {
+    await seeded(5_000);
+    const all = Array.from({ length: 5_000 }, (_, i) => `1:r${i}`);
+    // Interrupted while the first FETCH is printed: the one ahead of it (already committed past by the broker) goes
+    // back, so the next reader starts exactly after what was printed.
+    const stop = new AbortController();
+    const first = await env.client();
+    const interrupted = batchCollector(Infinity, () => stop.abort());
+    expect(await consumePull(first, base(), interrupted.output, stop.signal)).toEqual({
+      count: 2_000,
+      cause: 'interrupted',
+    });
+    await first.close();
+    expect(interrupted.seen).toEqual(all.slice(0, 2_000));
+    // The output closes at the second FETCH: that one, the one ahead of it and the pipe window go back.
+    const second = await env.client();
+    const closed = batchCollector(1);
+    expect(await consumePull(second, base(), closed.output, never)).toEqual({ count: 2_000, cause: 'output-closed' });
+    await second.close();
+    const rest = batchCollector(Infinity);
+    expect(await consumePull(await env.client(), base({ exitAtEnd: true }), rest.output, never)).toMatchObject({
+      cause: 'end',
+    });
+    const seen = [...closed.seen, ...rest.seen];
+    expect(all.slice(2_000).filter((r) => !seen.includes(r))).toEqual([]);
+    expect(rest.seen.at(-1)).toBe('1:r4999');
+    expect(rest.seen.length).toBeGreaterThanOrEqual(1_000);
   });
 
   it('-p prints only the chosen partitions, and -e ignores the others', async () => {

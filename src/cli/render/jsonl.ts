@@ -40,10 +40,13 @@ export class LineWriter {
     return this.writeChunk(`${text}\n`);
   }
 
-  /** Like writeLine, for output that is already whole lines (many at once: one write instead of one per line). */
-  async writeChunk(data: Buffer | string): Promise<boolean> {
+  /**
+   * Like writeLine, for output that is already whole lines (many at once: one write instead of one per line).
+   * `written` is called once the stream is done with `data` (so its buffer may be reused), also when it failed.
+   */
+  async writeChunk(data: Buffer | string, written?: () => void): Promise<boolean> {
     if (!this.#closed) {
-      const ok = this.#stream.write(data);
+      const ok = this.#stream.write(data, written);
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- write() can close the stream synchronously (EPIPE); TypeScript keeps the narrowing across calls (TypeScript#9998)
       if (!ok && !this.#closed) await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }

@@ -10,11 +10,12 @@ import { decodePayload } from '../../protocol/message.js';
 import { FetchRequest, RecordReply, recordBatchCodec, type FetchedRecord } from '../../protocol/messages/fetch.js';
 import { FetchFlag, Op, opName, type IsolationLevel } from '../../protocol/opcodes.js';
 import { MAX_REPLY_FRAMES } from './connection.js';
+import { type FetchTable, decodeFetchTable } from '../fetch-table.js';
 import { requireHeaderSupport } from './produce-ops.js';
 import { isolationByte, type IsolationName, type Session } from './session.js';
 import { validateString, validateTopicName, validateU32 } from '../validate.js';
 
-export type { FetchedRecord };
+export type { FetchedRecord, FetchTable };
 
 export const DEFAULT_FETCH_MAX_RECORDS = 100;
 
@@ -28,6 +29,11 @@ export interface FetchOptions {
   headers?: boolean;
   /** Keep the reply frames as received (op, correl, payload), terminator included. */
   raw?: boolean;
+  /**
+   * Give a batched reply as a FetchTable (the frame's bytes and a row of positions per record, no object per record)
+   * and leave `records` empty. A reply the table cannot hold (legacy RECORD frames) still comes as `records`.
+   */
+  table?: boolean;
   timeoutMs?: number;
 }
 
@@ -38,6 +44,8 @@ export interface FetchResult {
   /** Reply frames received, the closing OK included (a batched fetch of n > 0 records is 2). */
   frames: number;
   rawFrames?: Frame[];
+  /** With `table: true`, the records of a batched reply (then `records` is empty). */
+  table?: FetchTable;
 }
 
 export async function fetchRecords(
@@ -70,10 +78,20 @@ export async function fetchRecords(
     timeoutMs: options.timeoutMs,
     maxFrames,
   });
+  const table = options.table ? tableOf(frames, headers) : undefined;
+  if (table)
+    return { records: [], shape: 'batch', frames: frames.length, table, rawFrames: options.raw ? frames : undefined };
   const { records, shape } = decodeFetchReply(frames, headers, batched ? 'batch' : 'legacy');
   const result: FetchResult = { records, shape, frames: frames.length };
   if (options.raw) result.rawFrames = frames;
   return result;
+}
+
+/** The reply as a FetchTable when it is one RECORD_BATCH and its OK that the table's checks accept. */
+function tableOf(frames: readonly Frame[], withHeaders: boolean): FetchTable | undefined {
+  const first = frames[0];
+  if (frames.length !== 2 || first?.op !== Op.RECORD_BATCH || frames[1]?.op !== Op.OK) return undefined;
+  return decodeFetchTable(first.payload, withHeaders);
 }
 
 /** Decodes the frames of one FETCH reply (terminator included), accepting either shape. */

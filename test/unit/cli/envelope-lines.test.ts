@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type EnvelopeSource, envelopeEncodings, envelopeJson } from '../../../src/cli/render/envelope.js';
 import { envelopeLines } from '../../../src/cli/render/envelope-lines.js';
+import { EnvelopeWriter } from '../../../src/cli/render/envelope-writer.js';
+import { decodeFetchTable } from '../../../src/client/fetch-table.js';
+import { decodePayload, encodePayload } from '../../../src/protocol/message.js';
+import { type FetchedRecord, recordBatchCodec } from '../../../src/protocol/messages/fetch.js';
 import { prng as rng } from '../../helpers/prng.js';
 
 const pieces = ['a', 'é', 'ключ', '😀', '"', '\\', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u2028', '\u2029', ' '];
@@ -80,5 +84,71 @@ describe('envelopeLines (the consume --json fast path)', () => {
     const { bytes } = envelopeLines(records);
     expect(bytes.toString('utf8')).toBe(records.map((r) => `${envelopeJson(r)}\n`).join(''));
     expect(envelopeLines([]).bytes.length).toBe(0);
+  });
+});
+
+describe('envelopeLines of a FetchTable (rendered from the FETCH reply frame)', () => {
+  // What the wire can carry: unsigned 64-bit numbers, header names within their 256-byte cap.
+  const wire = (r: EnvelopeSource, withHeaders: boolean): FetchedRecord => ({
+    ...r,
+    offset: BigInt.asUintN(64, r.offset),
+    timestamp: BigInt.asUintN(64, r.timestamp),
+    headers: withHeaders ? (r.headers ?? []).map((h) => ({ ...h, name: h.name.slice(0, 80) })) : undefined,
+  });
+
+  it('renders random records byte for byte as the reference, with and without header blocks, reusing its buffer', () => {
+    for (let seed = 1; seed <= 12; seed++) {
+      const next = rng(seed);
+      const topics = ['orders', 'we"ird\\tópic', '😀'];
+      for (const withHeaders of [true, false]) {
+        const records = Array.from({ length: 40 }, () =>
+          wire(recordOf(next, topics[Math.floor(next() * topics.length)]!), withHeaders),
+        );
+        const payload = encodePayload(recordBatchCodec(withHeaders), { records });
+        const table = decodeFetchTable(payload, withHeaders)!;
+        expect(table.records()).toEqual(decodePayload(recordBatchCodec(withHeaders), payload).records);
+        for (const encoding of envelopeEncodings) {
+          const out = new EnvelopeWriter(encoding, true, 64);
+          const lines = records.map((r) => Buffer.from(`${envelopeJson(r, encoding)}\n`, 'utf8'));
+          const first = envelopeLines(table, encoding, out);
+          expect(first.bytes.equals(Buffer.concat(lines)), `seed ${seed}, ${encoding}, ${withHeaders}`).toBe(true);
+          expect(first.lengths).toEqual(lines.map((l) => l.length));
+          out.recycle(first.bytes);
+          const odd = [3, 0, 39];
+          const picked = envelopeLines(table.pick(odd).slice(1), encoding, out).bytes;
+          expect(picked.equals(Buffer.concat([lines[0]!, lines[39]!]))).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('reads 64-bit offsets past 2^53 as decimal strings and empty keys as null', () => {
+    const records = [2n ** 53n - 1n, 2n ** 53n, 2n ** 64n - 1n].map((offset) => ({
+      topic: 't',
+      partition: 4_000_000_000,
+      offset,
+      timestamp: offset,
+      key: Buffer.alloc(0),
+      value: Buffer.from([0xff, 0x00]),
+    }));
+    const table = decodeFetchTable(encodePayload(recordBatchCodec(false), { records }), false)!;
+    expect(envelopeLines(table).bytes.toString()).toBe(records.map((r) => `${envelopeJson(r)}\n`).join(''));
+    expect(table.offset(2)).toBe(2n ** 64n - 1n);
+  });
+
+  it('leaves malformed frames to the strict decoder (undefined), as truncated, padded or over-long input', () => {
+    const records = [
+      { topic: 't', partition: 1, offset: 1n, timestamp: 2n, key: Buffer.from('k'), value: Buffer.from('v') },
+    ];
+    const headers = [{ name: 'h', value: Buffer.from('x') }];
+    const good = encodePayload(recordBatchCodec(true), { records: records.map((r) => ({ ...r, headers })) });
+    expect(decodeFetchTable(good, true)?.headers(0)).toEqual(headers);
+    expect(decodeFetchTable(good.subarray(0, good.length - 1), true)).toBeUndefined();
+    expect(decodeFetchTable(Buffer.concat([good, Buffer.from([0])]), true)).toBeUndefined();
+    expect(decodeFetchTable(good, false)).toBeUndefined();
+    const tooMany = Buffer.from(good);
+    tooMany.writeUInt16BE(65, good.length - 2 - 4 - 1 - 4 - 1);
+    expect(decodeFetchTable(tooMany, true)).toBeUndefined();
+    expect(decodeFetchTable(Buffer.from([0, 0]), false)).toBeUndefined();
   });
 });

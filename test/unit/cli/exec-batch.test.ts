@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { ExecFailedError, execBatch } from '../../../src/cli/exec-batch.js';
 import { parseBackoff, parseBreaker, parseFilter, parseRate } from '../../../src/cli/exec-consume.js';
-import { EnvelopeRenderer, utf8Valid } from '../../../src/cli/exec-render.js';
+import { EnvelopeWriter, utf8Valid } from '../../../src/cli/render/envelope-writer.js';
 import { type EnvelopeEncoding, envelopeEncodings, toEnvelope } from '../../../src/cli/render/envelope.js';
 import { stringifyJson } from '../../../src/cli/render/json.js';
 import type { BatchItem } from '../../../src/client/index.js';
@@ -35,7 +35,7 @@ function rendered(
   withHeaders: boolean,
   chunk: number,
 ) {
-  const r = new EnvelopeRenderer(encoding, withHeaders, chunk);
+  const r = new EnvelopeWriter(encoding, withHeaders, chunk);
   const parts: Buffer[] = [];
   for (const i of items) {
     if (r.full(i.transport)) parts.push(r.take());

@@ -1,9 +1,10 @@
 /**
- * `consume --exec`'s stdin: the batch's envelope lines (render/envelope.ts, exactly what `consume --json` prints)
- * rendered straight into buffers. The profile of the exec path showed building each line as a string, joining
- * them and encoding the join to UTF-8 as the largest cost of the parent after the fetch itself, and its garbage
- * made the scavenger copy the batch's live records over and over; this writes the same bytes with no string per
- * record, so only header names (rare) allocate.
+ * The envelope lines (envelope.ts's envelopeJson, the reference, plus a newline) rendered straight into buffers: what
+ * `consume --json` prints and what `consume --exec` feeds CMD, by the one renderer. Building each line as a string,
+ * joining them and encoding the join was most of either path's cost, and its garbage made the scavenger copy live
+ * records over and over; this writes the same bytes with no string per record, so only header names (rare) allocate.
+ * A record comes either as an object (EnvelopeSource: a FetchedRecord, a batch item's transport) or as a row of a
+ * FetchTable, whose numbers and bytes are read from the FETCH reply's frame itself (no object per record at all).
  *
  * Byte fields follow encodeBytes: hex or base64 when asked; under 'auto', utf8 when the bytes are valid UTF-8
  * (which is exactly when they decode and re-encode to themselves), escaped as JSON.stringify escapes a string:
@@ -11,7 +12,9 @@
  * timestamps are numbers while safe integers and decimal strings beyond (json.ts's bigint rule).
  */
 import { isUtf8 } from 'node:buffer';
-import type { EnvelopeEncoding, EnvelopeSource } from './render/envelope.js';
+import type { FetchTable } from '../../client/fetch-table.js';
+import { SAFE_HIGH, u32At } from '../../protocol/raw-ints.js';
+import type { EnvelopeEncoding, EnvelopeSource } from './envelope.js';
 
 const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
 const B64 = ascii('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
@@ -22,6 +25,7 @@ const KEY = ascii(',"key":');
 const VALUE = ascii(',"value":');
 const HEADERS = ascii(',"headers":');
 const NULL = ascii('null');
+const EMPTY_LIST = ascii('[]');
 const END = ascii('}\n');
 const UTF8_OPEN = ascii('{"utf8":"');
 const BASE64_OPEN = ascii('{"base64":"');
@@ -31,9 +35,12 @@ const NAME_OPEN = ascii('{"name":');
 const HEADER_VALUE = ascii(',"value":');
 const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x6e, 0x0c: 0x66, 0x0d: 0x72 };
 const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+const TWO_32 = 2 ** 32;
 
-/** Bytes a byte field can take at most: `\u00xx` for every byte, plus the braces and the encoding's name. */
-const fieldBound = (bytes: Buffer): number => 16 + 6 * bytes.length;
+/** Bytes a byte field of n bytes can take at most: `\u00xx` for every byte, plus the braces and the encoding's name. */
+const fieldBound = (n: number): number => 16 + 6 * n;
+/** Bytes a line takes besides its topic and byte fields: the fixed parts and the widest numbers. */
+const FIXED_BYTES = 160;
 
 /** Fields up to this long are checked for UTF-8 here; longer ones by isUtf8 (native, faster per byte, not per call). */
 const SHORT_FIELD = 32;
@@ -43,10 +50,10 @@ const SHORT_FIELD = 32;
  * isUtf8 says. Short fields are checked in JS: the native call costs more than the check, and invalid bytes (random
  * binary values) are usually found in the first few bytes, so a long field's check can stop there too.
  */
-export function utf8Valid(b: Uint8Array): boolean {
-  const n = b.length;
-  const end = n <= SHORT_FIELD ? n : SHORT_FIELD;
-  let i = 0;
+export function utf8Valid(b: Uint8Array, from = 0, to = b.length): boolean {
+  const n = to;
+  const end = n - from <= SHORT_FIELD ? n : from + SHORT_FIELD;
+  let i = from;
   while (i < end) {
     const c = b[i]!;
     if (c < 0x80) {
@@ -62,14 +69,17 @@ export function utf8Valid(b: Uint8Array): boolean {
     for (let k = 2; k <= need; k++) if ((b[i + k]! & 0xc0) !== 0x80) return false;
     i += need + 1;
   }
-  return n <= end || isUtf8(b);
+  return n <= end || isUtf8(from === 0 && to === b.length ? b : b.subarray(from, to));
 }
 
-export class EnvelopeRenderer {
+export class EnvelopeWriter {
   private buf: Buffer;
   private pos = 0;
   private lastTopic: string | undefined;
-  private topicPrefix = Buffer.alloc(0);
+  private topicPrefix: Buffer = Buffer.alloc(0);
+  /** A FetchTable's topic prefixes, by topic index (the table the cache is for: one table at a time). */
+  private tablePrefixes: Buffer[] = [];
+  private prefixesFor: readonly string[] | undefined;
   /** Chunks whose bytes were written out, for take() to render into again (no allocation per chunk). */
   private readonly spare: Buffer[] = [];
   /** The bound full() computed, and for which record: add() of that record reuses it. */
@@ -104,6 +114,11 @@ export class EnvelopeRenderer {
     return out;
   }
 
+  /** The rendered bytes, for a writer used once (no fresh buffer after them, unlike take()). */
+  rendered(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
   /** Gives back bytes take() handed out once nothing reads them any more (their write completed). */
   recycle(taken: Buffer): void {
     const whole = taken.buffer;
@@ -113,12 +128,11 @@ export class EnvelopeRenderer {
 
   /** Appends `record`'s envelope line (with its newline). */
   add(r: EnvelopeSource): void {
-    const need = this.needFor === r ? this.need : this.bound(r);
+    this.room(this.needFor === r ? this.need : this.bound(r));
     this.needFor = undefined;
-    if (this.pos + need > this.buf.length) this.grow(need);
     if (r.topic !== this.lastTopic) {
       this.lastTopic = r.topic;
-      this.topicPrefix = Buffer.from(`{"topic":${JSON.stringify(r.topic)},"partition":`, 'utf8');
+      this.topicPrefix = prefixOf(r.topic);
     }
     this.put(this.topicPrefix);
     this.int(r.partition);
@@ -128,22 +142,62 @@ export class EnvelopeRenderer {
     this.big(r.timestamp);
     this.put(KEY);
     if (r.key.length === 0) this.put(NULL);
-    else this.field(r.key);
+    else this.field(r.key, 0, r.key.length);
     this.put(VALUE);
-    this.field(r.value);
+    this.field(r.value, 0, r.value.length);
     this.put(HEADERS);
     if (!this.withHeaders || r.headers === undefined) this.put(NULL);
     else this.headers(r.headers);
     this.put(END);
   }
 
+  /** Appends the envelope line of record i of `t`, read from its frame. */
+  addRow(t: FetchTable, i: number): void {
+    const frame = t.frame;
+    const key = t.keyStart(i);
+    const keyLen = t.keyLength(i);
+    const value = t.valueStart(i);
+    const valueLen = t.valueLength(i);
+    const headerBytes = t.headerBytes(i);
+    this.room(FIXED_BYTES + fieldBound(keyLen) + fieldBound(valueLen) + 16 + 6 * headerBytes);
+    this.put(this.tablePrefix(t, t.topicIndex(i)));
+    const at = t.u64Position(i, 4);
+    this.int(u32At(frame, at - 4));
+    this.put(OFFSET);
+    this.u64(frame, at);
+    this.put(TIMESTAMP);
+    this.u64(frame, at + 8);
+    this.put(KEY);
+    if (keyLen === 0) this.put(NULL);
+    else this.field(frame, key, key + keyLen);
+    this.put(VALUE);
+    this.field(frame, value, value + valueLen);
+    this.put(HEADERS);
+    if (!this.withHeaders || !t.withHeaders) this.put(NULL);
+    else if (headerBytes === 2) this.put(EMPTY_LIST);
+    else this.headers(t.headers(i)!);
+    this.put(END);
+  }
+
+  private tablePrefix(t: FetchTable, topic: number): Buffer {
+    if (this.prefixesFor !== t.topics) {
+      this.prefixesFor = t.topics;
+      this.tablePrefixes = t.topics.map(prefixOf);
+    }
+    return this.tablePrefixes[topic]!;
+  }
+
   private bound(r: EnvelopeSource): number {
-    let n = this.topicPrefix.length + 6 * r.topic.length + 160 + fieldBound(r.key) + fieldBound(r.value);
-    if (this.withHeaders && r.headers) for (const h of r.headers) n += 32 + 6 * h.name.length + fieldBound(h.value);
+    let n = 6 * r.topic.length + FIXED_BYTES + fieldBound(r.key.length) + fieldBound(r.value.length);
+    if (this.withHeaders && r.headers)
+      for (const h of r.headers) n += 32 + 6 * h.name.length + fieldBound(h.value.length);
     return n;
   }
 
-  private grow(need: number): void {
+  /** Makes room for `need` more bytes and a topic prefix (at most 6 bytes per byte of a 249-byte name). */
+  private room(need: number): void {
+    need += 6 * 256;
+    if (this.pos + need <= this.buf.length) return;
     const next = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.pos + need));
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
@@ -187,18 +241,48 @@ export class EnvelopeRenderer {
     else this.pos += this.buf.write(`"${v}"`, this.pos, 'latin1');
   }
 
-  private field(bytes: Buffer): void {
+  /** The u64 at `b[at, at+8)` by the same rule as big(). */
+  private u64(b: Buffer, at: number): void {
+    const high = u32At(b, at);
+    if (high <= SAFE_HIGH) this.int(high * TWO_32 + u32At(b, at + 4));
+    else this.pos += this.buf.write(`"${b.readBigUInt64BE(at)}"`, this.pos, 'latin1');
+  }
+
+  /** The byte field of `src[from, to)`. */
+  private field(src: Buffer, from: number, to: number): void {
     if (this.encoding === 'hex') {
       this.put(HEX_OPEN);
-      this.hex(bytes);
-    } else if (this.encoding === 'auto' && utf8Valid(bytes)) {
-      this.put(UTF8_OPEN);
-      this.jsonText(bytes);
-    } else {
+      this.hex(src, from, to);
+    } else if (this.encoding === 'base64' || !this.utf8Text(src, from, to)) {
       this.put(BASE64_OPEN);
-      this.base64(bytes);
+      this.base64(src, from, to);
     }
     this.put(FIELD_CLOSE);
+  }
+
+  /**
+   * `{"utf8":"<text>` when `src[from, to)` is valid UTF-8, with what JSON.stringify escapes escaped; false, with
+   * nothing written, otherwise. ASCII that needs no escape (the common case) is copied in one pass that also checks.
+   */
+  private utf8Text(src: Buffer, from: number, to: number): boolean {
+    const start = this.pos;
+    this.put(UTF8_OPEN);
+    const buf = this.buf;
+    let p = this.pos;
+    let i = from;
+    for (; i < to; i++) {
+      const b = src[i]!;
+      if (b < 0x20 || b === 0x22 || b === 0x5c || b >= 0x80) break;
+      buf[p++] = b;
+    }
+    this.pos = p;
+    if (i === to) return true;
+    if (!utf8Valid(src, i, to)) {
+      this.pos = start;
+      return false;
+    }
+    this.jsonText(src, i, to);
+    return true;
   }
 
   private headers(headers: NonNullable<EnvelopeSource['headers']>): void {
@@ -209,17 +293,17 @@ export class EnvelopeRenderer {
       this.put(NAME_OPEN);
       this.pos += this.buf.write(JSON.stringify(h.name), this.pos, 'utf8');
       this.put(HEADER_VALUE);
-      this.field(h.value);
+      this.field(h.value, 0, h.value.length);
       this.buf[this.pos++] = 0x7d;
     }
     this.buf[this.pos++] = 0x5d;
   }
 
   /** Valid UTF-8 bytes as the inside of a JSON string (what JSON.stringify writes for their text). */
-  private jsonText(bytes: Buffer): void {
+  private jsonText(bytes: Buffer, from: number, to: number): void {
     const buf = this.buf;
     let p = this.pos;
-    for (let i = 0; i < bytes.length; i++) {
+    for (let i = from; i < to; i++) {
       const b = bytes[i]!;
       if (b >= 0x20 && b !== 0x22 && b !== 0x5c) {
         buf[p++] = b;
@@ -240,21 +324,20 @@ export class EnvelopeRenderer {
     this.pos = p;
   }
 
-  private hex(bytes: Buffer): void {
+  private hex(bytes: Buffer, from: number, to: number): void {
     const buf = this.buf;
     let p = this.pos;
-    for (let i = 0; i < bytes.length; i++) {
+    for (let i = from; i < to; i++) {
       buf[p++] = HEX[bytes[i]! >> 4]!;
       buf[p++] = HEX[bytes[i]! & 15]!;
     }
     this.pos = p;
   }
 
-  private base64(bytes: Buffer): void {
+  private base64(bytes: Buffer, from: number, n: number): void {
     const buf = this.buf;
     let p = this.pos;
-    const n = bytes.length;
-    let i = 0;
+    let i = from;
     for (; i + 2 < n; i += 3) {
       const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
       buf[p++] = B64[v >> 18]!;
@@ -271,4 +354,8 @@ export class EnvelopeRenderer {
     }
     this.pos = p;
   }
+}
+
+function prefixOf(topic: string): Buffer {
+  return Buffer.from(`{"topic":${JSON.stringify(topic)},"partition":`, 'utf8');
 }
