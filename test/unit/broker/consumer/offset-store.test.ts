@@ -128,6 +128,16 @@ describe('OffsetStore', () => {
     expect(store.hasGroup('h')).toBe(false);
   });
 
+  it('a delivery flush that cannot append rejects (the offset stays committed in memory) and stop still returns', async () => {
+    const store = await open();
+    await closeLogs();
+    store.deliver('g', 't', 1, 8n);
+    await expect(store.flushDelivered()).rejects.toThrow();
+    expect(store.get('g', 't', 1)).toBe(8n);
+    expect(store.deliveriesPending).toBe(false);
+    await store.flush();
+  });
+
   it('an unwritten delivery is flushed by its timer without anyone waiting', async () => {
     const store = await open();
     store.deliver('g', 't', 1, 4n);
