@@ -1,8 +1,8 @@
 /**
  * The requests of one connection awaiting replies, keyed by correl, with their deadlines. Per request nothing is
- * formatted and no timer is made: correls are cut from a pooled block of random bytes and keyed by their last six
- * bytes as a number (the first ten are compared too, so a stray frame never settles a request), and one timer per
- * connection fires at the earliest pending deadline.
+ * formatted and no timer is made: correls are cut from a pooled block of random bytes and keyed by 30 random bits
+ * of their last four bytes (a small integer, the cheapest Map key; all 16 bytes are compared, so a stray frame never
+ * settles a request), and one timer per connection fires at the earliest pending deadline.
  */
 import { randomFillSync } from 'node:crypto';
 import { TimeoutError } from '../../errors.js';
@@ -15,8 +15,8 @@ const CORREL_POOL_BYTES = 16 * 256;
 let correlPool = Buffer.alloc(0);
 let correlNext = CORREL_POOL_BYTES;
 
-/** The map key of a correl: its last six bytes, which carry no UUID version or variant bits. */
-const correlKey = (correl: Buffer): number => correl.readUIntBE(10, 6);
+/** The map key of a correl: 30 bits of its last four bytes (no UUID version or variant bits there), a Smi. */
+const correlKey = (correl: Buffer): number => correl.readUInt32BE(12) & 0x3fff_ffff;
 
 /** A random UUIDv4 as the 16 correl bytes (a view into a pooled block) and its key. */
 export function newCorrel(): { bytes: Buffer; key: number } {
@@ -47,9 +47,10 @@ export interface Pending {
 }
 
 interface Entry extends Pending {
-  /** The correl's bytes 0–5 and 6–9 (the key is bytes 10–15). */
+  /** The correl's bytes 0–5, 6–11 and 12–15: all of it, compared against a reply's. */
   hi: number;
   mid: number;
+  lo: number;
   /** performance.now() past which the request times out, and its timeout for the message. */
   deadline: number;
   timeoutMs: number;
@@ -87,7 +88,8 @@ export class PendingRequests {
       resolve: pending.resolve,
       reject: pending.reject,
       hi: bytes.readUIntBE(0, 6),
-      mid: bytes.readUInt32BE(6),
+      mid: bytes.readUIntBE(6, 6),
+      lo: bytes.readUInt32BE(12),
       deadline,
       timeoutMs,
     };
@@ -98,8 +100,8 @@ export class PendingRequests {
   /** The request `correl` answers; undefined for a stray frame (a late reply to a timed-out request, …). */
   get(correl: Buffer): Pending | undefined {
     const entry = this.entries.get(correlKey(correl));
-    if (!entry || entry.hi !== correl.readUIntBE(0, 6) || entry.mid !== correl.readUInt32BE(6)) return undefined;
-    return entry;
+    if (!entry || entry.lo !== correl.readUInt32BE(12) || entry.hi !== correl.readUIntBE(0, 6)) return undefined;
+    return entry.mid === correl.readUIntBE(6, 6) ? entry : undefined;
   }
 
   /** Forgets the request `correl` answers (after get() found it). */

@@ -33,7 +33,7 @@ describe('newCorrel', () => {
     for (let i = 0; i < 1_000; i++) {
       const { bytes, key } = newCorrel();
       const v4 = bytes.length === 16 && bytes[6]! >> 4 === 4 && bytes[8]! >> 6 === 0b10;
-      if (!v4 || key !== bytes.readUIntBE(10, 6)) malformed.push(bytes.toString('hex'));
+      if (!v4 || key !== (bytes.readUInt32BE(12) & 0x3fff_ffff)) malformed.push(bytes.toString('hex'));
       seen.add(bytes.toString('hex'));
     }
     expect(malformed).toEqual([]);
@@ -62,9 +62,11 @@ describe('PendingRequests', () => {
     const impostor = Buffer.from(correl);
     impostor[0] = impostor[0]! ^ 0xff;
     expect(pending.get(impostor)).toBeUndefined();
-    const other = Buffer.from(correl);
-    other[7] = other[7]! ^ 0x01;
-    expect(pending.get(other)).toBeUndefined();
+    for (const at of [7, 10, 12]) {
+      const other = Buffer.from(correl);
+      other[at] = other[at]! ^ (at === 12 ? 0x80 : 0x01);
+      expect(pending.get(other)).toBeUndefined();
+    }
     expect(pending.get(Buffer.from(correl))?.op).toBe(Op.PRODUCE);
     pending.delete(correl);
     expect(pending.size).toBe(0);
