@@ -35,7 +35,7 @@ export interface TableOutcome {
   /**
    * Settles once every log appended to is durable (undefined under acks=none, or when nothing landed). Each log's
    * sync is requested as soon as its run is written, so its fsync runs while the next partition's run is encoded;
-   * after a partial append the syncs are requested again behind the truncation, which they must cover.
+   * a log cut back after a partial append is synced once more, behind the cut.
    */
   durable: Promise<void> | undefined;
 }
@@ -84,7 +84,6 @@ export function appendTable(broker: BrokerCore, topic: Topic, t: ProduceBatchTab
   const n = t.count;
   const { order, groups } = plan;
   const offsets = new Float64Array(n).fill(-1);
-  const toSync: PartitionLog[] = [];
   const early: Promise<void>[] | undefined = broker.config.acks === 'none' ? undefined : [];
   const timestamp = Number(broker.now());
   let error: Error | undefined;
@@ -102,10 +101,7 @@ export function appendTable(broker: BrokerCore, topic: Topic, t: ProduceBatchTab
     }
     const landed = result.offsets;
     for (let j = 0; j < landed.length; j++) offsets[order[g.from + j]!] = landed[j]!;
-    if (landed.length > 0) {
-      toSync.push(log);
-      early?.push(log.sync());
-    }
+    if (landed.length > 0) early?.push(log.sync());
     const k = g.from + landed.length;
     if (result.error && k < g.to && order[k]! < bound) {
       bound = order[k]!;
@@ -114,23 +110,18 @@ export function appendTable(broker: BrokerCore, topic: Topic, t: ProduceBatchTab
   }
   let ackCount = 0;
   while (ackCount < n && offsets[ackCount]! >= 0) ackCount++;
-  if (error) takeBackPastPrefix(broker, topic.partitions, plan, offsets, ackCount);
-  return { ackCount, assigned: plan.assigned, offsets, error, durable: durableAfter(early, toSync, error) };
+  const cut = error ? takeBackPastPrefix(broker, topic.partitions, plan, offsets, ackCount) : [];
+  return { ackCount, assigned: plan.assigned, offsets, error, durable: durableAfter(early, cut) };
 }
 
-/** What the reply waits for: the early syncs, or after a failure fresh ones that cover the truncation too. */
-function durableAfter(
-  early: Promise<void>[] | undefined,
-  logs: readonly PartitionLog[],
-  error: Error | undefined,
-): Promise<void> | undefined {
+/**
+ * What the reply waits for: the early syncs, plus a fresh one for every log cut back after a partial append (its
+ * early fsync may have started before the cut, which the next fsync makes durable).
+ */
+function durableAfter(early: Promise<void>[] | undefined, cut: readonly PartitionLog[]): Promise<void> | undefined {
   if (early === undefined || early.length === 0) return undefined;
-  if (error) {
-    // Their outcome is superseded (a failed fsync fences the log, so the fresh request fails the same way).
-    for (const p of early) p.catch(() => undefined);
-    return syncAll(logs);
-  }
-  return early.length === 1 ? early[0]! : Promise.all(early).then(() => undefined);
+  const all = cut.length === 0 ? early : [...early, syncAll(cut)];
+  return all.length === 1 ? all[0]! : Promise.all(all).then(() => undefined);
 }
 
 /** One group's append: straight from the table where the log takes a RecordSource, else as RecordToStore objects. */
@@ -156,14 +147,18 @@ function appendGroup(
   return result.error ? { offsets: landed, error: result.error } : { offsets: landed };
 }
 
-/** produce-path.ts's takeBackPastPrefix for a table: cuts every partition back to its first entry past `prefix`. */
+/**
+ * produce-path.ts's takeBackPastPrefix for a table: cuts every partition back to its first entry past `prefix`.
+ * Returns the logs it cut.
+ */
 function takeBackPastPrefix(
   broker: BrokerCore,
   partitions: readonly PartitionLog[],
   plan: TablePlan,
   offsets: Float64Array,
   prefix: number,
-): void {
+): PartitionLog[] {
+  const cut: PartitionLog[] = [];
   for (const g of plan.groups) {
     let first = -1;
     for (let j = g.from; j < g.to && first < 0; j++) {
@@ -172,6 +167,7 @@ function takeBackPastPrefix(
     }
     if (first < 0) continue;
     const log = partitions[g.partition - 1]!;
+    cut.push(log);
     try {
       if (!log.truncateTo) throw new Error(`the ${log.backend} backend cannot truncate`);
       log.truncateTo(BigInt(offsets[first]!));
@@ -183,4 +179,5 @@ function takeBackPastPrefix(
       });
     }
   }
+  return cut;
 }
