@@ -16,10 +16,12 @@ import { withTopicHint } from './error-report.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { parseDelimiter, parseHeaderFlag, readInputChunks } from './line-input.js';
 import { renderProducerStats, type TuningFlags, tuningOptions } from './produce-tuning.js';
-import { ProduceRunner, type Report } from './produce-runner.js';
-import { type Delivery, type PendingRecord, recordChunks } from './producing.js';
+import { ProduceRunner, type Reporter } from './produce-runner.js';
+import { type Delivery, type RecordChunk, recordChunks } from './producing.js';
+import { stringifyJson } from './render/json.js';
 import type { JsonlWriter } from './render/jsonl.js';
 import { deliveryFailureLine, produceProgress, produceSummary } from './render/records.js';
+import { StopGate, STOPPED } from './stop-gate.js';
 import { createSpinner, throttled, type Spinner } from './terminal.js';
 import { IdempotentProduce, transactionEndLine } from './transactional-produce.js';
 import type { ChalkInstance } from 'chalk';
@@ -67,8 +69,8 @@ export function checkProduceFlags(flags: ProduceFlags): void {
   if (flags['key-delimiter'] === '') throw new UsageError('--key-delimiter must not be empty');
 }
 
-/** The records of the input, one array per chunk read. */
-function inputRecords(files: readonly string[], flags: ProduceFlags): AsyncIterable<PendingRecord[]> {
+/** The records of the input, one RecordChunk per chunk read. */
+function inputRecords(files: readonly string[], flags: ProduceFlags): AsyncIterable<RecordChunk> {
   const split = {
     delimiter: flags.delimiter === undefined ? undefined : parseDelimiter(flags.delimiter),
     filePerRecord: flags['file-per-record'],
@@ -80,10 +82,6 @@ function inputRecords(files: readonly string[], flags: ProduceFlags): AsyncItera
     headers: flags.header?.map(parseHeaderFlag),
     keepEmpty: flags['null-empty'],
   });
-}
-
-async function* oneByOne(chunks: AsyncIterable<readonly PendingRecord[]>): AsyncGenerator<PendingRecord> {
-  for await (const records of chunks) yield* records;
 }
 
 /** What MoonMQ's protocol can carry only to a crater broker (Kafka has headers and partitions natively). */
@@ -99,70 +97,71 @@ function requireCraterFor(client: Backend, flags: ProduceFlags, idempotent: bool
 }
 
 /**
- * Reports each delivery: failures on stderr, reports on stdout until its reader goes, progress on the spinner. It
- * returns a promise only while it writes a report (the writer waits for 'drain').
+ * Reports deliveries: failures on stderr, reports on stdout until its reader goes, progress on the spinner. It
+ * returns a promise only while it writes reports (the writer waits for 'drain').
  */
-function reporter(io: ProduceIo, spinner: Spinner, topic: string, stats: () => ProduceRunner['stats']): Report {
+function reporter(io: ProduceIo, spinner: Spinner, topic: string, stats: () => ProduceRunner['stats']): Reporter {
   const started = performance.now();
   let reportsStopped = false;
   let written = 0;
   const progress = throttled(() => {
     spinner.text = produceProgress(topic, stats().delivered, performance.now() - started);
   });
-  const writeReport = async (d: Delivery, reports: JsonlWriter): Promise<void> => {
-    if (await reports.write(d)) written += 1;
+  const writeReports = async (ds: readonly Delivery[], reports: JsonlWriter): Promise<void> => {
+    let text = '';
+    for (const d of ds) text += `${stringifyJson(d)}\n`;
+    if (await reports.writeChunk(text)) written += ds.length;
     else {
       reportsStopped = true;
       io.diag(`stdout closed after ${written} delivery reports; producing the rest of the input without reports`);
     }
     progress();
   };
-  return (d: Delivery) => {
-    if (d.error) {
-      // The spinner owns the current stderr line; a failure line must not be drawn over.
-      const spinning = spinner.isSpinning;
-      spinner.stop();
-      io.diag(deliveryFailureLine(d, io.chalk));
-      if (spinning) spinner.start();
-    }
-    if (io.reports && !reportsStopped) return writeReport(d, io.reports);
-    progress();
-    return undefined;
+  return {
+    get eachAck() {
+      return io.reports !== undefined && !reportsStopped;
+    },
+    report(ds) {
+      for (const d of ds) {
+        if (!d.error) continue;
+        // The spinner owns the current stderr line; a failure line must not be drawn over.
+        const spinning = spinner.isSpinning;
+        spinner.stop();
+        io.diag(deliveryFailureLine(d, io.chalk));
+        if (spinning) spinner.start();
+      }
+      if (io.reports && !reportsStopped && ds.length > 0) return writeReports(ds, io.reports);
+      progress();
+      return undefined;
+    },
   };
 }
 
-/** A promise that resolves when Ctrl-C aborts `signal` (not when the reader of stdout goes away). */
-function interruption(signal: AbortSignal): Promise<'interrupted'> {
-  return new Promise<'interrupted'>((resolve) => {
-    const check = (): void => {
-      if (signal.reason === 'interrupt') resolve('interrupted');
-    };
-    if (signal.aborted) check();
-    signal.addEventListener('abort', check);
-  });
-}
-
 /** Feeds records to the runner until the input ends or Ctrl-C; a closed stdout does not stop it. */
-async function feed(
-  chunks: AsyncIterable<readonly PendingRecord[]>,
-  runner: ProduceRunner,
-  signal: AbortSignal,
-): Promise<boolean> {
-  const interrupted = interruption(signal);
+async function feed(chunks: AsyncIterable<RecordChunk>, runner: ProduceRunner, signal: AbortSignal): Promise<boolean> {
+  // Ctrl-C stops reading, not the reader of stdout going away.
+  const gate = new StopGate();
+  const onAbort = (): void => {
+    if (signal.reason === 'interrupt') gate.stop();
+  };
+  if (signal.aborted) onAbort();
+  signal.addEventListener('abort', onAbort);
   const input = chunks[Symbol.asyncIterator]();
   let complete = false;
-  for (;;) {
-    const next = await Promise.race([input.next(), interrupted]);
-    if (next === 'interrupted') break;
-    if (next.done) {
-      complete = true;
-      break;
-    }
-    // A chunk read is sent whole, also after Ctrl-C: what was read is sent.
-    for (const record of next.value) {
-      const wait = runner.add(record);
+  try {
+    for (;;) {
+      const next = await gate.next(input.next());
+      if (next === STOPPED) break;
+      if (next.done) {
+        complete = true;
+        break;
+      }
+      // A chunk read is sent whole, also after Ctrl-C: what was read is sent.
+      const wait = runner.add(next.value);
       if (wait) await wait;
     }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
   await runner.flush();
   // After Ctrl-C a read of stdin may still be pending; nothing will consume it.
@@ -208,12 +207,12 @@ async function openSenders(flags: ProduceFlags, tuning: AccumulatorOptions, idem
 /** --transactional: the whole input in one transaction; the exit code says whether it committed. */
 async function produceInTransaction(
   producer: IdempotentProduce,
-  records: AsyncIterable<PendingRecord[]>,
+  records: AsyncIterable<RecordChunk>,
   runner: ProduceRunner,
   io: ProduceIo,
   spinner: Spinner,
 ): Promise<ExitCodeValue> {
-  const end = await producer.runTransaction(oneByOne(records), runner, io.signal);
+  const end = await producer.runTransaction(records, runner, io.signal);
   spinner.stop();
   io.diag(transactionEndLine(end, runner.stats.delivered));
   if (!end.committed) process.stdin.destroy();
@@ -235,8 +234,11 @@ export async function runProduce(
   const spinner = await createSpinner(`producing to ${topic}`);
   const started = performance.now();
   try {
-    const runner: ProduceRunner = new ProduceRunner(sender, { topic }, (d) => report(d));
-    const report = reporter(io, spinner, topic, () => runner.stats);
+    const runner: ProduceRunner = new ProduceRunner(
+      sender,
+      { topic },
+      reporter(io, spinner, topic, () => runner.stats),
+    );
     spinner.start();
     const records = inputRecords(files, flags);
     if (producer && flags.transactional) return await produceInTransaction(producer, records, runner, io, spinner);

@@ -9,7 +9,8 @@
 import type { BackendCodec, Backend as Client, BackendProducer as Producer } from '../client/backend.js';
 import type { AccumulatorOptions } from '../client/index.js';
 import type { ProduceRunner } from './produce-runner.js';
-import type { PendingRecord } from './producing.js';
+import type { RecordChunk } from './producing.js';
+import { StopGate, STOPPED } from './stop-gate.js';
 
 export type TransactionEnd =
   | { committed: true }
@@ -50,11 +51,11 @@ export class IdempotentProduce {
   }
 
   /**
-   * Begins the transaction, feeds every record to `runner` and commits at the end of input; aborts instead on
+   * Begins the transaction, feeds every chunk of records to `runner` and commits at the end of input; aborts instead on
    * `signal` (SIGINT), SIGTERM or the first failed record. Never throws for those: the end says what happened.
    */
   async runTransaction(
-    records: AsyncIterable<PendingRecord>,
+    records: AsyncIterable<RecordChunk>,
     runner: ProduceRunner,
     signal: AbortSignal,
   ): Promise<TransactionEnd> {
@@ -67,16 +68,15 @@ export class IdempotentProduce {
     };
     process.once('SIGTERM', onTerm);
     signal.addEventListener('abort', onInterrupt, { once: true });
-    const stopped = new Promise<'stopped'>((resolve) =>
-      stop.signal.addEventListener('abort', () => resolve('stopped'), { once: true }),
-    );
+    const gate = new StopGate();
+    stop.signal.addEventListener('abort', () => gate.stop(), { once: true });
     if (signal.aborted) onInterrupt();
     let failure: Error | undefined;
     try {
       const input = records[Symbol.asyncIterator]();
       for (;;) {
-        const next = await Promise.race([input.next(), stopped]);
-        if (next === 'stopped' || next.done) break;
+        const next = await gate.next(input.next());
+        if (next === STOPPED || next.done) break;
         await runner.add(next.value);
         if (runner.stats.failed.length > 0 || stop.signal.aborted) break;
       }

@@ -25,6 +25,7 @@ import type { BatchConsumerOptions, BatchConsumerStats, BatchHandler } from './c
 import type { AccumulatorOptions } from './producer/accumulator-options.js';
 import type { Producer, ProducerOptions } from './producer/producer.js';
 import type { ProducerMetrics } from './producer/producer-metrics.js';
+import type { SendRun } from './producer/send-many.js';
 import type { BatchResult, ProduceAck, ProducerRecord } from './producer/sink.js';
 
 export type {
@@ -114,6 +115,8 @@ export interface BackendProducerOptions extends AccumulatorOptions {
 /** What `producer()` returns: the Producer facade on MoonMQ, a Kafka producer on Kafka. */
 export interface BackendProducer extends AsyncDisposable {
   send(topic: string, record: ProducerRecord): Promise<ProduceAck>;
+  /** MoonMQ's Producer: send() for many records with one promise for all (producer/send-many.ts). */
+  sendMany?(topic: string, records: readonly ProducerRecord[], start?: number): SendRun;
   sendBatch(topic: string, records: readonly ProducerRecord[]): Promise<BatchResult>;
   readonly transactionState: BackendTransactionState;
   beginTransaction(): Promise<void>;

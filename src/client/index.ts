@@ -68,6 +68,7 @@ export {
 } from './producer/accumulator-options.js';
 export type { ProducerClock } from './producer/clock.js';
 export type { ProducerMetrics } from './producer/producer-metrics.js';
+export { SendRun, type RecordOutcome } from './producer/send-many.js';
 export type { PartitionedProduceSink } from './producer/sink.js';
 export { backoffMs, retryRule, type RetryRule } from './producer/retry-rule.js';
 export { IdempotentSink, type IdempotentSinkOptions } from './moonmq/idempotent-sink.js';

@@ -17,6 +17,7 @@ import { ProducerBatch } from './producer-batch.js';
 import { MetricsRecorder, type ProducerMetrics } from './producer-metrics.js';
 import { backoffMs, retryRule, tailRule } from './retry-rule.js';
 import { SendQueues } from './send-queues.js';
+import { SendRun } from './send-many.js';
 import { type AccumulatorTraits, hasHeaders, SinkAdapter, uncertainErrors } from './sink-adapter.js';
 import type { BatchResult, ProduceAck, ProducerRecord, ProduceSink } from './sink.js';
 
@@ -143,23 +144,79 @@ export class RecordAccumulator {
     return this.recorder.snapshot(this.pool, this.queues.inFlight);
   }
 
+  /**
+   * send() for `records` from `start` on, with one promise for all (send-many.ts): the records that fit in the buffer
+   * now are appended in order, the first that does not fit and those after it are left to the caller.
+   */
+  sendMany(
+    topic: string,
+    records: readonly ProducerRecord[],
+    start: number,
+    onError?: (error: Error) => void,
+  ): SendRun {
+    if (this.closing) {
+      return SendRun.refused(start, records.length - start, new UsageError('send on a closed producer'));
+    }
+    const run = new SendRun(start, onError);
+    let batch: ProducerBatch | undefined;
+    let first = 0;
+    let i = start;
+    for (; i < records.length; i++) {
+      const record = records[i]!;
+      let entry: number;
+      try {
+        entry = this.adapter.checkRecord(topic, record, this.open.has(topic));
+      } catch (error) {
+        this.recorder.errors += 1;
+        // The records watched together must sit side by side in `records`: this one ends the stretch.
+        if (batch) run.watch(batch, first, i - start - first);
+        batch = undefined;
+        run.fail(i - start, error as Error);
+        continue;
+      }
+      const charged = this.adapter.charge(entry);
+      if (!this.pool.tryReserve(charged)) break;
+      const into = this.batchFor(topic, record, entry);
+      if (into !== batch) {
+        if (batch) run.watch(batch, first, i - start - first);
+        batch = into;
+        first = i - start;
+      }
+      into.addUnwatched(record, entry, charged);
+      this.sealIfFull(into);
+    }
+    if (batch) run.watch(batch, first, i - start - first);
+    run.seal(i - start);
+    return run;
+  }
+
   private append(topic: string, record: ProducerRecord, entry: number, charged: number): Promise<ProduceAck> {
+    const batch = this.batchFor(topic, record, entry);
+    const sent = batch.add(record, entry, charged);
+    this.sealIfFull(batch);
+    return sent;
+  }
+
+  /** The open batch `record` goes into: its key's, unless that one is full or differs in headers. */
+  private batchFor(topic: string, record: ProducerRecord, entry: number): ProducerBatch {
     const headers = hasHeaders(record);
     const partition = this.adapter.partitionFor(topic, record);
     const key = partition === undefined ? topic : `${topic}\u0000${partition}`;
-    let batch = this.open.get(key);
+    const batch = this.open.get(key);
     const o = this.options;
     if (
       batch &&
       (batch.count >= o.maxBatchRecords || batch.frameBytes + entry > o.batchBytes || batch.withHeaders !== headers)
     ) {
       this.seal(batch);
-      batch = undefined;
+      return this.openBatch(key, topic, partition, headers);
     }
-    batch ??= this.openBatch(key, topic, partition, headers);
-    const sent = batch.add(record, entry, charged);
+    return batch ?? this.openBatch(key, topic, partition, headers);
+  }
+
+  private sealIfFull(batch: ProducerBatch): void {
+    const o = this.options;
     if (batch.count >= o.maxBatchRecords || batch.frameBytes + 8 > o.batchBytes) this.seal(batch);
-    return sent;
   }
 
   private openBatch(key: string, topic: string, partition: number | undefined, headers: boolean): ProducerBatch {

@@ -96,12 +96,32 @@ export class ProducerBatch {
   }
 
   add(record: ProducerRecord, entryBytes: number, chargedBytes: number): Promise<ProduceAck> {
+    this.addUnwatched(record, entryBytes, chargedBytes);
+    return this.done.then(pick);
+  }
+
+  /** Adds a record without a promise of its own: `watchRun` reads its outcome, with its neighbours' (send-many.ts). */
+  addUnwatched(record: ProducerRecord, entryBytes: number, chargedBytes: number): void {
     this.records.push(record);
     this.entries?.append(record, this.withHeaders);
     this.frameBytes += entryBytes;
     this.chargedBytes += chargedBytes;
     this.outcomes.unsettled += 1;
-    return this.done.then(pick);
+  }
+
+  /**
+   * One reaction for the `n` records just added with addUnwatched: it takes their `n` positions in the order `pick`
+   * does (reactions run in the order they were attached) and hands `take` each record's outcome, in order.
+   */
+  watchRun(n: number, take: (j: number, outcome: ProduceAck | Error | Promise<ProduceAck>) => void): void {
+    void this.done.then((o) => {
+      const from = o.next;
+      o.next += n;
+      for (let j = 0; j < n; j++) {
+        const outcome = o.items[from + j]!;
+        take(j, outcome instanceof LazyFailure ? outcome.errorAt(from + j) : outcome);
+      }
+    });
   }
 
   /** The encoded entries, handed over once (a resend encodes the records again). */

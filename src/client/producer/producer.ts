@@ -9,6 +9,7 @@ import { Limits } from '../../protocol/limits.js';
 import { RecordAccumulator } from './accumulator.js';
 import { type AccumulatorOptions, resolveAccumulatorOptions } from './accumulator-options.js';
 import type { ProducerMetrics } from './producer-metrics.js';
+import { SendRun } from './send-many.js';
 import type { BatchResult, ProduceAck, ProducerRecord, ProduceSink, SendOptions } from './sink.js';
 import { TransactionManager, type TransactionOffset, type TransactionState } from './transaction.js';
 
@@ -95,6 +96,18 @@ export class Producer implements AsyncDisposable {
       this.txn?.markFailed(error as Error);
       throw error;
     });
+  }
+
+  /**
+   * send() for many records with one promise for all of them (send-many.ts): the records from `start` on that fit
+   * in the buffer now are taken, in order (`accepted` says how many); each settles exactly once in `outcomes`.
+   */
+  sendMany(topic: string, records: readonly ProducerRecord[], start = 0): SendRun {
+    const count = records.length - start;
+    if (this.closed) return SendRun.refused(start, count, new UsageError('send on a closed producer'));
+    if (this.txn?.state === 'failed') return SendRun.refused(start, count, this.txn.failedError());
+    const txn = this.txn?.isOpen ? this.txn : undefined;
+    return this.accumulator.sendMany(topic, records, start, txn && ((error) => txn.markFailed(error)));
   }
 
   // Transactions (a durable producer only: producerName)

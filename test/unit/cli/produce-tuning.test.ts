@@ -29,4 +29,12 @@ describe('produce tuning flags', () => {
       tuningOptions({ ...flags, 'batch-bytes': 2_000_000 }, { idempotent: false, maxFrameBytes: 1_048_576 }),
     ).toThrow(/batchBytes must be/);
   });
+
+  it('reads ahead (--max-in-flight + 2) batches of records at most, whatever --buffer-bytes allows', () => {
+    const limits = { idempotent: false, maxFrameBytes: 1_048_576 };
+    expect(tuningOptions({ batch: 1_000, timeout: 10_000 }, limits).bufferRecords).toBe(7_000);
+    expect(tuningOptions({ batch: 1_000, 'max-in-flight': 1, timeout: 10_000 }, limits).bufferRecords).toBe(3_000);
+    expect(tuningOptions({ timeout: 10_000 }, limits).bufferRecords).toBe(70_000);
+    expect(tuningOptions({ timeout: 10_000 }, { ...limits, idempotent: true }).bufferRecords).toBe(7 * 1_024);
+  });
 });
