@@ -33,6 +33,7 @@ import {
   syncAll,
 } from '../produce-path.js';
 import { nextOffsets } from '../../storage/partition-log.js';
+import { holdReads } from '../read-ceiling.js';
 import type { Topic } from '../topics.js';
 import { checkReplay, failSession, sessionFailed } from './replay-check.js';
 import { type ProducerBinding, bindingOf, stateFor } from './binding.js';
@@ -179,7 +180,9 @@ function write(
     state = nextState(acks);
   }
   if (acks.length === 0) throw new HandlerError(ErrorCode.INTERNAL, error?.message ?? 'append failed');
-  const work = startSyncs(binding, topicName, state!, outcome.toSync, memo);
+  const synced = syncAll(outcome.toSync);
+  if (outcome.toSync.length > 0) holdReadsUntil(topic, acks, synced);
+  const work = startSyncs(binding, topicName, state!, synced, memo);
   return { acks, error, work };
 }
 
@@ -201,18 +204,18 @@ function predictionFailed(
 }
 
 /**
- * Records `written` as the topic's state and starts the data fsyncs and the memo's together. The returned work
+ * Records `written` as the topic's state and joins the data fsyncs (`synced`) and the memo's. The returned work
  * resolves with the memo's failure (if any) and rejects on a data fsync failure; either failure ends the session.
  */
 function startSyncs(
   binding: ProducerBinding,
   topicName: string,
   written: SequenceState,
-  toSync: Parameters<typeof syncAll>[0],
+  synced: Promise<void>,
   memo: MemoWrite,
 ): Promise<unknown> {
   const memoDone = memo.failed ? Promise.resolve(memo.failed) : memo.done;
-  const work = Promise.all([syncAll(toSync), memoDone]).then(([, memoError]) => memoError);
+  const work = Promise.all([synced, memoDone]).then(([, memoError]) => memoError);
   written.durable = work.then(
     (memoError) => {
       if (memoError) failSession(binding, topicName, written);
@@ -221,6 +224,21 @@ function startSyncs(
   );
   binding.topics.set(topicName, written);
   return work;
+}
+
+/**
+ * Start-up replay takes back a request none of whose parts may be missing (verify-memos.ts), so no consumer reads
+ * any of it, in any partition, before every data fsync of it has ended (read-ceiling.ts).
+ */
+function holdReadsUntil(topic: Topic, acks: readonly ProduceAck[], synced: Promise<void>): void {
+  const first = new Map<number, bigint>();
+  for (const { partition, offset } of acks) {
+    const seen = first.get(partition);
+    if (seen === undefined || offset < seen) first.set(partition, offset);
+  }
+  const releases = [...first].map(([partition, offset]) => holdReads(topic.partitions[partition - 1]!, offset));
+  const release = (): void => releases.forEach((r) => r());
+  synced.then(release, release);
 }
 
 /** The acks the prepared records get if appended now, in list order (a prefix when some cannot be stored). */
