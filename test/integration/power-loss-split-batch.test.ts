@@ -12,38 +12,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/client.js';
-import { type FileLayer, installFileLayer, nodeFileLayer } from '../../src/storage/file-io.js';
+import { installFileLayer } from '../../src/storage/file-io.js';
 import { until } from '../helpers/eventually.js';
+import { holdingLayer } from '../helpers/holding-fs.js';
 import { PowerLossFs } from '../helpers/power-loss-fs.js';
 import { readAll } from '../helpers/power-loss-run.js';
 import { prng } from '../helpers/prng.js';
 
 const BROKER = { acks: 'leader' as const, topics: [{ name: 'orders', partitions: 2 }] };
-
-/** node:fs, except that fsyncs of files under `held` wait until `release()`. */
-function holdingLayer(held: string): FileLayer & { release: () => void; holding: () => number } {
-  const files = new Map<number, string>();
-  let parked: Array<() => void> | undefined = [];
-  return {
-    ...nodeFileLayer,
-    openSync(file, flags) {
-      const fd = nodeFileLayer.openSync(file, flags);
-      files.set(fd, path.resolve(file));
-      return fd;
-    },
-    fsync(fd, callback) {
-      const go = (): void => nodeFileLayer.fsync(fd, callback);
-      if (parked && files.get(fd)?.startsWith(held + path.sep)) parked.push(go);
-      else go();
-    },
-    release() {
-      const waiting = parked ?? [];
-      parked = undefined;
-      for (const go of waiting) go();
-    },
-    holding: () => parked?.length ?? 0,
-  };
-}
 
 let root: string | undefined;
 afterEach(() => {

@@ -7,6 +7,7 @@ import { decompressValue } from '../../protocol/compression.js';
 import type { LogRecord, PartitionLog } from '../../storage/partition-log.js';
 import { RecordAttr } from '../../storage/record.js';
 import type { BrokerCore } from '../core.js';
+import { highWatermark } from '../read-ceiling.js';
 import { type PolledPartition, poll } from '../consumer/fetch-poller.js';
 
 export interface ReadRecord {
@@ -14,7 +15,10 @@ export interface ReadRecord {
   value: Buffer;
 }
 
-/** The readable end for a group: the LEO, or the LSO under read_committed. */
+/**
+ * The readable end for a group: the high watermark (read-ceiling.ts: the durable end under acks=leader, so a share
+ * consumer never acquires a record a power loss could erase), and under read_committed also the LSO.
+ */
 export function readCeiling(
   broker: BrokerCore,
   topic: string,
@@ -22,7 +26,10 @@ export function readCeiling(
   log: PartitionLog,
   committed: boolean,
 ): bigint {
-  return committed ? broker.transactions.lso(topic, partition, log) : log.logEndOffset;
+  const hwm = highWatermark(broker.config.acks, log);
+  if (!committed) return hwm;
+  const lso = broker.transactions.lso(topic, partition, log);
+  return lso < hwm ? lso : hwm;
 }
 
 /** Up to `max` data records from `from`, below the ceiling (and below `until` when given). */
