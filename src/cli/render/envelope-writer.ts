@@ -72,6 +72,12 @@ export function utf8Valid(b: Uint8Array, from = 0, to = b.length): boolean {
   return n <= end || isUtf8(from === 0 && to === b.length ? b : b.subarray(from, to));
 }
 
+/**
+ * Room kept for a topic prefix (at most 6 bytes per byte of a 249-byte name). full() counts it as room() does, or a
+ * chunk that full() let through would be grown (a copy, and a buffer too big to recycle) instead of taken.
+ */
+const PREFIX_ROOM = 6 * 256;
+
 export class EnvelopeWriter {
   private buf: Buffer;
   private pos = 0;
@@ -103,7 +109,7 @@ export class EnvelopeWriter {
   full(record: EnvelopeSource): boolean {
     this.need = this.bound(record);
     this.needFor = record;
-    return this.pos > 0 && this.pos + this.need > this.buf.length;
+    return this.pos > 0 && this.pos + this.need + PREFIX_ROOM > this.buf.length;
   }
 
   /** Hands out the rendered bytes and starts a fresh buffer (a recycled one when there is one). */
@@ -194,9 +200,9 @@ export class EnvelopeWriter {
     return n;
   }
 
-  /** Makes room for `need` more bytes and a topic prefix (at most 6 bytes per byte of a 249-byte name). */
+  /** Makes room for `need` more bytes and a topic prefix (PREFIX_ROOM). */
   private room(need: number): void {
-    need += 6 * 256;
+    need += PREFIX_ROOM;
     if (this.pos + need <= this.buf.length) return;
     const next = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.pos + need));
     this.buf.copy(next, 0, 0, this.pos);
