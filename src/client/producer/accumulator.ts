@@ -8,18 +8,18 @@
  *
  * Every send() settles once: acked; failed (refused before any append, or never sent: a DeliveryTimeoutError when
  * the deadline or close came first); or uncertain (UncertainDeliveryError: the reply was lost after the request
- * left). retry-rule.ts decides which; retries back off inside the record's one delivery deadline.
+ * left). retry-rule.ts decides which; retries back off inside the record's one delivery deadline. This file admits
+ * records and fills and seals batches; batch-sender.ts sends them and settles their outcomes.
  */
-import { ConnectionError, DeliveryTimeoutError, UsageError } from '../../errors.js';
+import { DeliveryTimeoutError, UsageError } from '../../errors.js';
 import type { ResolvedAccumulatorOptions } from './accumulator-options.js';
 import { BufferPool } from './buffer-pool.js';
 import { ProducerBatch } from './producer-batch.js';
 import { MetricsRecorder, type ProducerMetrics } from './producer-metrics.js';
-import { backoffMs, retryRule, tailRule } from './retry-rule.js';
-import { SendQueues } from './send-queues.js';
 import { SendRun } from './send-many.js';
-import { type AccumulatorTraits, hasHeaders, SinkAdapter, uncertainErrors } from './sink-adapter.js';
-import type { BatchResult, ProduceAck, ProducerRecord, ProduceSink } from './sink.js';
+import { type AccumulatorTraits, hasHeaders, SinkAdapter } from './sink-adapter.js';
+import type { ProduceAck, ProducerRecord, ProduceSink } from './sink.js';
+import { BatchSender } from './batch-sender.js';
 
 export { RECORD_OVERHEAD_BYTES, recordCharge, type AccumulatorTraits } from './sink-adapter.js';
 
@@ -30,19 +30,16 @@ async function settledWithTails(batch: ProducerBatch): Promise<void> {
 
 export class RecordAccumulator {
   private readonly open = new Map<string, ProducerBatch>();
-  private readonly queues: SendQueues;
+  private readonly sender: BatchSender;
   private readonly unsettled = new Set<ProducerBatch>();
   private readonly admissions = new Set<Promise<unknown>>();
   private readonly pool: BufferPool;
   private readonly recorder = new MetricsRecorder();
   private readonly adapter: SinkAdapter;
-  private requestIds = 0;
   private closing = false;
-  /** The sink's socket is backed up: nothing more is encoded until it drains. */
-  private awaitingWrite = false;
 
   constructor(
-    private readonly sink: ProduceSink,
+    sink: ProduceSink,
     private readonly options: ResolvedAccumulatorOptions,
     traits: AccumulatorTraits,
   ) {
@@ -53,9 +50,9 @@ export class RecordAccumulator {
       options.maxBlockMs,
       options.clock,
     );
-    const max = options.maxInFlight;
-    this.queues = new SendQueues(max, sink.idempotent ? () => Math.min(max, sink.inFlightPerTopic ?? 1) : () => max);
     this.adapter = new SinkAdapter(sink, options, traits);
+    const books = { open: this.open, unsettled: this.unsettled };
+    this.sender = new BatchSender(sink, options, this.adapter, this.recorder, this.pool, books);
   }
 
   send(topic: string, record: ProducerRecord): Promise<ProduceAck> {
@@ -96,7 +93,7 @@ export class RecordAccumulator {
     const admissions = [...this.admissions];
     await Promise.allSettled(admissions);
     for (const batch of [...this.open.values()]) this.seal(batch);
-    this.drain();
+    this.sender.drain();
     await Promise.all([...this.unsettled].map((b) => settledWithTails(b)));
   }
 
@@ -123,9 +120,9 @@ export class RecordAccumulator {
       await drained;
     }
     for (const batch of [...this.unsettled]) {
-      if (batch.state === 'in-flight') this.uncertain(batch, 'the producer closed with its request in flight');
+      if (batch.state === 'in-flight') this.sender.uncertain(batch, 'the producer closed with its request in flight');
       else
-        this.fail(
+        this.sender.fail(
           batch,
           new DeliveryTimeoutError(
             'closing',
@@ -141,7 +138,7 @@ export class RecordAccumulator {
   }
 
   metrics(): ProducerMetrics {
-    return this.recorder.snapshot(this.pool, this.queues.inFlight);
+    return this.recorder.snapshot(this.pool, this.sender.inFlight);
   }
 
   /**
@@ -235,7 +232,7 @@ export class RecordAccumulator {
     this.open.set(key, batch);
     this.unsettled.add(batch);
     batch.lingerTimer = clock.setTimer(() => this.seal(batch), this.options.lingerMs);
-    batch.deadlineTimer = clock.setTimer(() => this.expire(batch), this.options.deliveryTimeoutMs);
+    batch.deadlineTimer = clock.setTimer(() => this.sender.expire(batch), this.options.deliveryTimeoutMs);
     return batch;
   }
 
@@ -245,173 +242,6 @@ export class RecordAccumulator {
     this.options.clock.clearTimer(batch.lingerTimer);
     if (this.open.get(batch.key) === batch) this.open.delete(batch.key);
     batch.state = 'ready';
-    this.queues.push(batch);
-    this.drain();
-  }
-
-  /** Sends queued batches while in-flight slots are free and the socket takes bytes, keeping each key's order. */
-  private drain(): void {
-    if (this.awaitingWrite) return;
-    const backlog = this.queues.empty ? undefined : this.sink.writable?.();
-    if (backlog) {
-      this.awaitingWrite = true;
-      const resume = (): void => {
-        this.awaitingWrite = false;
-        this.drain();
-      };
-      backlog.then(resume, resume);
-      return;
-    }
-    for (let batch = this.queues.take(); batch; batch = this.queues.take()) this.dispatch(batch);
-  }
-
-  /** Sends `batch`, which holds an in-flight slot (SendQueues.take). */
-  private dispatch(batch: ProducerBatch): void {
-    // A deadline timer can fire after the I/O callback that freed this slot: the deadline is checked here too.
-    if (this.options.clock.now() >= batch.deadline) {
-      this.queues.done(batch);
-      this.expire(batch);
-      return;
-    }
-    if (this.sink.canSend?.() === false) {
-      this.queues.done(batch);
-      this.fail(
-        batch,
-        new ConnectionError(
-          `the producer's connection is closed; ${batch.count} records to ${batch.topic} were not sent`,
-        ),
-      );
-      return;
-    }
-    const now = this.options.clock.now();
-    batch.attempts += 1;
-    if (batch.attempts === 1) this.recorder.recordBatch(now - batch.createdAt, batch.frameBytes, batch.count);
-    else this.recorder.retries += batch.count;
-    this.recorder.recordRequest(batch.count);
-    batch.request = {
-      requestId: ++this.requestIds,
-      topic: batch.topic,
-      attempt: batch.attempts,
-      records: batch.count,
-      position: 0,
-      sentAtMs: now,
-    };
-    batch.state = 'in-flight';
-    batch.inFlight = true;
-    this.adapter.send(batch, batch.deadline - now).then(
-      (result) => this.onResult(batch, result),
-      (error: unknown) => this.onError(batch, error as Error),
-    );
-  }
-
-  /** The request of `batch` came back (or failed): frees its slot; true when its records still await an outcome. */
-  private complete(batch: ProducerBatch): boolean {
-    batch.inFlight = false;
-    this.queues.done(batch);
-    if (!batch.settled) return true;
-    this.release(batch);
-    this.drain();
-    return false;
-  }
-
-  private onResult(batch: ProducerBatch, result: BatchResult): void {
-    if (!this.complete(batch)) return;
-    const landed = result.acks.length;
-    // A batch whose every record landed is acked even with an error (ERR 7: the memo, not the data, failed to persist).
-    if (result.error === undefined || landed >= batch.count) {
-      batch.ackPrefix(result.acks);
-      this.finish(batch);
-    } else {
-      const tail = batch.splitTail(landed, this.adapter.overhead(batch.topic), (r) =>
-        this.adapter.sizeOf(r, batch.withHeaders),
-      );
-      batch.ackPrefix(result.acks);
-      this.finish(batch);
-      this.unsettled.add(tail);
-      tail.deadlineTimer = this.options.clock.setTimer(
-        () => this.expire(tail),
-        Math.max(0, tail.deadline - this.options.clock.now()),
-      );
-      if (tailRule(result.error) === 'retry') this.retry(tail, result.error);
-      else this.fail(tail, result.error);
-    }
-    this.drain();
-  }
-
-  private onError(batch: ProducerBatch, error: Error): void {
-    if (!this.complete(batch)) return;
-    const rule = retryRule(error);
-    if (rule === 'retry') this.retry(batch, error);
-    else if (rule === 'unknown') this.uncertain(batch, 'the reply was lost', error);
-    else this.fail(batch, error);
-    this.drain();
-  }
-
-  /** Puts `batch` back at the head of its queue after a jittered backoff, if that fits in its deadline. */
-  private retry(batch: ProducerBatch, error: Error): void {
-    batch.lastError = error;
-    const clock = this.options.clock;
-    const wait = backoffMs(batch.attempts, this.options.random);
-    if (clock.now() + wait >= batch.deadline) {
-      const message = `retry ${batch.attempts} of ${batch.count} records to ${batch.topic} would start after the ${this.options.deliveryTimeoutMs} ms delivery deadline; not written`;
-      this.fail(batch, new DeliveryTimeoutError('retrying', message, { cause: error }));
-      return;
-    }
-    batch.state = 'backoff';
-    this.queues.unshift(batch);
-    batch.backoffTimer = clock.setTimer(() => {
-      if (batch.state !== 'backoff') return;
-      batch.state = 'ready';
-      this.drain();
-    }, wait);
-  }
-
-  /** The delivery deadline of `batch` passed before its outcome was known. */
-  private expire(batch: ProducerBatch): void {
-    if (batch.settled) return;
-    if (batch.state === 'in-flight') {
-      this.uncertain(
-        batch,
-        `the ${this.options.deliveryTimeoutMs} ms delivery deadline passed with its request in flight`,
-      );
-      return;
-    }
-    const phase = batch.attempts === 0 ? 'queued' : 'retrying';
-    const message = `the ${this.options.deliveryTimeoutMs} ms delivery deadline passed before ${batch.count} records to ${batch.topic} could be sent; not written`;
-    this.fail(batch, new DeliveryTimeoutError(phase, message, { cause: batch.lastError }));
-  }
-
-  private fail(batch: ProducerBatch, error: Error): void {
-    this.recorder.errors += batch.count;
-    batch.failFrom(0, () => error);
-    this.finish(batch);
-  }
-
-  /** The request may have landed: each record gets an UncertainDeliveryError (built as its promise settles). */
-  private uncertain(batch: ProducerBatch, why: string, cause?: Error): void {
-    this.recorder.uncertain += batch.count;
-    batch.failLazily(uncertainErrors(batch, why, cause));
-    this.finish(batch);
-  }
-
-  /** Every record of `batch` has its outcome: stop its timers, take it out of every queue, free its buffer. */
-  private finish(batch: ProducerBatch): void {
-    const clock = this.options.clock;
-    clock.clearTimer(batch.lingerTimer);
-    clock.clearTimer(batch.deadlineTimer);
-    clock.clearTimer(batch.backoffTimer);
-    if (this.open.get(batch.key) === batch) this.open.delete(batch.key);
-    if (batch.state === 'ready' || batch.state === 'backoff') this.queues.remove(batch);
-    if (batch.state !== 'in-flight') batch.state = 'done';
-    batch.markSettled();
-    this.unsettled.delete(batch);
-    if (!batch.inFlight) this.release(batch);
-  }
-
-  private release(batch: ProducerBatch): void {
-    if (batch.released) return;
-    batch.released = true;
-    batch.state = 'done';
-    this.pool.release(batch.chargedBytes, batch.count);
+    this.sender.enqueue(batch);
   }
 }
