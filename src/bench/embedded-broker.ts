@@ -169,6 +169,15 @@ export class EmbeddedBroker implements AsyncDisposable {
   }
 }
 
+/**
+ * Node flags for the broker child from CRATER_BENCH_BROKER_NODE_FLAGS (whitespace-separated), e.g.
+ * `--cpu-prof --cpu-prof-dir=prof`: node refuses --cpu-prof in NODE_OPTIONS, and the child's execArgv is not the
+ * parent's, so this is how a bench command profiles its broker.
+ */
+function envNodeFlags(): string[] {
+  return (process.env.CRATER_BENCH_BROKER_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag !== '');
+}
+
 /** Forks the child over `dataDir` and waits until it listens (or kills it). */
 async function spawnChild(
   dataDir: string,
@@ -177,7 +186,7 @@ async function spawnChild(
   const forkedAt = performance.now();
   const childOptions: ChildBrokerOptions = { dataDir, acks: options.acks ?? 'leader' };
   const child = fork(childEntryPath(), [JSON.stringify(childOptions)], {
-    execArgv: [...(options.execArgv ?? [])],
+    execArgv: [...(options.execArgv ?? []), ...envNodeFlags()],
     // A batch over 64 partitions starts 64 fsyncs at once; libuv's default 4 threads would run them 4 at a time.
     env: { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? String(FSYNC_THREADS) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
