@@ -112,6 +112,11 @@ export class EnvelopeWriter {
     return this.pos > 0 && this.pos + this.need + PREFIX_ROOM > this.buf.length;
   }
 
+  /** full() for record i of `t` (addRow's line). */
+  fullRow(t: FetchTable, i: number): boolean {
+    return this.pos > 0 && this.pos + rowBound(t, i) + PREFIX_ROOM > this.buf.length;
+  }
+
   /** Hands out the rendered bytes and starts a fresh buffer (a recycled one when there is one). */
   take(): Buffer {
     const out = this.buf.subarray(0, this.pos);
@@ -165,7 +170,7 @@ export class EnvelopeWriter {
     const value = t.valueStart(i);
     const valueLen = t.valueLength(i);
     const headerBytes = t.headerBytes(i);
-    this.room(FIXED_BYTES + fieldBound(keyLen) + fieldBound(valueLen) + 16 + 6 * headerBytes);
+    this.room(rowBound(t, i));
     this.put(this.tablePrefix(t, t.topicIndex(i)));
     const at = t.u64Position(i, 4);
     this.int(u32At(frame, at - 4));
@@ -360,6 +365,11 @@ export class EnvelopeWriter {
     }
     this.pos = p;
   }
+}
+
+/** Bytes record i of `t`'s line takes at most, besides its topic prefix. */
+function rowBound(t: FetchTable, i: number): number {
+  return FIXED_BYTES + fieldBound(t.keyLength(i)) + fieldBound(t.valueLength(i)) + 16 + 6 * t.headerBytes(i);
 }
 
 function prefixOf(topic: string): Buffer {
