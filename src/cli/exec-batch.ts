@@ -14,7 +14,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { BatchItem, ItemResult, ProducerRecord } from '../client/index.js';
+import { type BatchItem, type ItemResult, type ProducerRecord, tableRowOf } from '../client/index.js';
 import { CraterError, UsageError } from '../errors.js';
 import { EnvelopeWriter } from './render/envelope-writer.js';
 import { type EnvelopeEncoding, parseEnvelope } from './render/envelope.js';
@@ -108,7 +108,7 @@ async function feed(
   const kind = `${encoding}/${withHeaders}`;
   const renderer = idleWriters.get(kind)?.pop() ?? new EnvelopeWriter(encoding, withHeaders, CHUNK_BYTES);
   try {
-    await feedWith(renderer, stdin, items);
+    await feedWith(renderer, stdin, items, withHeaders);
   } finally {
     const idle = idleWriters.get(kind) ?? [];
     if (renderer.size === 0 && idle.length < 4) idle.push(renderer);
@@ -122,16 +122,26 @@ async function feed(
  */
 const idleWriters = new Map<string, EnvelopeWriter[]>();
 
-async function feedWith(renderer: EnvelopeWriter, stdin: ChildStdin, items: readonly BatchItem<unknown>[]) {
+async function feedWith(
+  renderer: EnvelopeWriter,
+  stdin: ChildStdin,
+  items: readonly BatchItem<unknown>[],
+  withHeaders: boolean,
+) {
   for (let i = 0; i < items.length && !stdin.destroyed; i++) {
     const record = items[i]!.transport;
-    if (renderer.full(record)) {
+    // A record still in its FETCH reply's frame is rendered from the frame (no field of it is built); the row has
+    // no header list when the FETCH asked for none, where a transport has [], so that case takes the object path.
+    const row = tableRowOf(record);
+    const fromRow = row !== undefined && (row.table.withHeaders || !withHeaders);
+    if (fromRow ? renderer.fullRow(row.table, row.row) : renderer.full(record)) {
       const chunk = renderer.take();
       stdin.write(chunk, () => renderer.recycle(chunk));
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a failed write() destroys stdin synchronously; TypeScript keeps the narrowing across calls (TypeScript#9998)
       if (stdin.writableLength > QUEUED_BYTES && !stdin.destroyed) await drained(stdin);
     }
-    renderer.add(record);
+    if (fromRow) renderer.addRow(row.table, row.row);
+    else renderer.add(record);
   }
   if (renderer.size > 0 && !stdin.destroyed) {
     const last = renderer.take();

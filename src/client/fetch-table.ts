@@ -135,6 +135,62 @@ export class FetchTable {
   }
 }
 
+/**
+ * Record i of a FetchTable as a FetchedRecord whose fields are read from the frame when first asked for (and kept):
+ * a record that is only copied on (`consume --exec` renders the row itself) costs one small object instead of a
+ * record, two Buffer views, two bigints and a header list, and none of them survive to be copied by the scavenger.
+ * Only the offset is kept once read; key, value and headers are built at each read. The fields are accessors:
+ * `{ ...record }` copies none of them (use `table.record(row)` for a plain object).
+ */
+export class TableRecord implements FetchedRecord {
+  #offset: bigint | undefined;
+
+  constructor(
+    readonly table: FetchTable,
+    readonly row: number,
+  ) {}
+
+  get topic(): string {
+    return this.table.topic(this.row);
+  }
+
+  get partition(): number {
+    return this.table.partition(this.row);
+  }
+
+  /** Read once and kept: the batch consumer's watermark holds it (and the record before this one's `next`). */
+  get offset(): bigint {
+    return (this.#offset ??= this.table.offset(this.row));
+  }
+
+  get timestamp(): bigint {
+    return this.table.timestamp(this.row);
+  }
+
+  /** A view of the key's bytes in the frame (a new view each time: equal bytes, not the same object). */
+  get key(): Buffer {
+    const start = this.table.keyStart(this.row);
+    return byteView(this.table.frame, start, start + this.table.keyLength(this.row));
+  }
+
+  /** A view of the value's bytes in the frame (a new view each time). */
+  get value(): Buffer {
+    const start = this.table.valueStart(this.row);
+    return byteView(this.table.frame, start, start + this.table.valueLength(this.row));
+  }
+
+  get headers(): RecordHeader[] | undefined {
+    return this.table.headers(this.row);
+  }
+}
+
+/** The table's records as TableRecords. */
+export function tableRecords(t: FetchTable): TableRecord[] {
+  const out = new Array<TableRecord>(t.length);
+  for (let i = 0; i < out.length; i++) out[i] = new TableRecord(t, i);
+  return out;
+}
+
 /** The end of the header block at `p`, or -1 when it is malformed (left to the strict decoder to name). */
 function headerBlockEnd(b: Buffer, p: number, end: number): number {
   if (end - p < 2) return -1;

@@ -130,3 +130,4 @@ export {
 export type { Backoff } from './consumer/batch/backoff.js';
 export { systemClock, type Clock } from './consumer/batch/clock.js';
 export { DlqHeader, dlqTopicFor } from './consumer/batch/dead-letter.js';
+export { tableRowOf } from './consumer/batch/transport.js';

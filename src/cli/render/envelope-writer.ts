@@ -11,29 +11,30 @@
  * `"` and `\` backslashed, \b \t \n \f \r short, other controls as \u00xx; base64 otherwise. Offsets and
  * timestamps are numbers while safe integers and decimal strings beyond (json.ts's bigint rule).
  */
-import { isUtf8 } from 'node:buffer';
 import type { FetchTable } from '../../client/fetch-table.js';
 import { SAFE_HIGH, u32At } from '../../protocol/raw-ints.js';
+import { base64Into, hexInto, jsonTextInto, plainAsciiInto, utf8Valid } from './byte-fields.js';
 import type { EnvelopeEncoding, EnvelopeSource } from './envelope.js';
 
+export { utf8Valid };
+
 const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
-const B64 = ascii('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
-const HEX = ascii('0123456789abcdef');
 const OFFSET = ascii(',"offset":');
 const TIMESTAMP = ascii(',"timestamp":');
 const KEY = ascii(',"key":');
-const VALUE = ascii(',"value":');
-const HEADERS = ascii(',"headers":');
-const NULL = ascii('null');
-const EMPTY_LIST = ascii('[]');
+/** What follows a key: `null` or its field's closing quote and brace, then the value's name (one copy for both). */
+const NULL_THEN_VALUE = ascii('null,"value":');
+const CLOSE_THEN_VALUE = ascii('"},"value":');
+const CLOSE_THEN_HEADERS = ascii('"},"headers":');
+const NULL_END = ascii('null}\n');
+const EMPTY_LIST_END = ascii('[]}\n');
 const END = ascii('}\n');
+const CLOSE_THEN_BRACE = ascii('"}}');
 const UTF8_OPEN = ascii('{"utf8":"');
 const BASE64_OPEN = ascii('{"base64":"');
 const HEX_OPEN = ascii('{"hex":"');
-const FIELD_CLOSE = ascii('"}');
 const NAME_OPEN = ascii('{"name":');
 const HEADER_VALUE = ascii(',"value":');
-const SHORT_ESCAPES: Record<number, number> = { 0x08: 0x62, 0x09: 0x74, 0x0a: 0x6e, 0x0c: 0x66, 0x0d: 0x72 };
 const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 const TWO_32 = 2 ** 32;
 
@@ -41,36 +42,6 @@ const TWO_32 = 2 ** 32;
 const fieldBound = (n: number): number => 16 + 6 * n;
 /** Bytes a line takes besides its topic and byte fields: the fixed parts and the widest numbers. */
 const FIXED_BYTES = 160;
-
-/** Fields up to this long are checked for UTF-8 here; longer ones by isUtf8 (native, faster per byte, not per call). */
-const SHORT_FIELD = 32;
-
-/**
- * Whether `b` is valid UTF-8 (Unicode table 3-7: no overlong forms, no surrogates, nothing past U+10FFFF), as
- * isUtf8 says. Short fields are checked in JS: the native call costs more than the check, and invalid bytes (random
- * binary values) are usually found in the first few bytes, so a long field's check can stop there too.
- */
-export function utf8Valid(b: Uint8Array, from = 0, to = b.length): boolean {
-  const n = to;
-  const end = n - from <= SHORT_FIELD ? n : from + SHORT_FIELD;
-  let i = from;
-  while (i < end) {
-    const c = b[i]!;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    const need = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
-    if (need === 0 || i + need >= n) return false;
-    const d = b[i + 1]!;
-    const lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
-    const hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
-    if (d < lo || d > hi) return false;
-    for (let k = 2; k <= need; k++) if ((b[i + k]! & 0xc0) !== 0x80) return false;
-    i += need + 1;
-  }
-  return n <= end || isUtf8(from === 0 && to === b.length ? b : b.subarray(from, to));
-}
 
 /**
  * Room kept for a topic prefix (at most 6 bytes per byte of a 249-byte name). full() counts it as room() does, or a
@@ -80,6 +51,8 @@ const PREFIX_ROOM = 6 * 256;
 
 export class EnvelopeWriter {
   private buf: Buffer;
+  /** A DataView over exactly `buf`'s bytes (base64's 32-bit stores); set with buf by use(). */
+  private view: DataView;
   private pos = 0;
   private lastTopic: string | undefined;
   private topicPrefix: Buffer = Buffer.alloc(0);
@@ -98,6 +71,12 @@ export class EnvelopeWriter {
     private readonly chunkBytes: number,
   ) {
     this.buf = Buffer.allocUnsafe(chunkBytes);
+    this.view = viewOf(this.buf);
+  }
+
+  private use(buf: Buffer): void {
+    this.buf = buf;
+    this.view = viewOf(buf);
   }
 
   /** Bytes rendered and not taken yet. */
@@ -112,10 +91,15 @@ export class EnvelopeWriter {
     return this.pos > 0 && this.pos + this.need + PREFIX_ROOM > this.buf.length;
   }
 
+  /** full() for record i of `t` (addRow's line). */
+  fullRow(t: FetchTable, i: number): boolean {
+    return this.pos > 0 && this.pos + rowBound(t, i) + PREFIX_ROOM > this.buf.length;
+  }
+
   /** Hands out the rendered bytes and starts a fresh buffer (a recycled one when there is one). */
   take(): Buffer {
     const out = this.buf.subarray(0, this.pos);
-    this.buf = this.spare.pop() ?? Buffer.allocUnsafe(this.chunkBytes);
+    this.use(this.spare.pop() ?? Buffer.allocUnsafe(this.chunkBytes));
     this.pos = 0;
     return out;
   }
@@ -147,14 +131,14 @@ export class EnvelopeWriter {
     this.put(TIMESTAMP);
     this.big(r.timestamp);
     this.put(KEY);
-    if (r.key.length === 0) this.put(NULL);
-    else this.field(r.key, 0, r.key.length);
-    this.put(VALUE);
-    this.field(r.value, 0, r.value.length);
-    this.put(HEADERS);
-    if (!this.withHeaders || r.headers === undefined) this.put(NULL);
-    else this.headers(r.headers);
-    this.put(END);
+    if (r.key.length === 0) this.put(NULL_THEN_VALUE);
+    else this.field(r.key, 0, r.key.length, CLOSE_THEN_VALUE);
+    this.field(r.value, 0, r.value.length, CLOSE_THEN_HEADERS);
+    if (!this.withHeaders || r.headers === undefined) this.put(NULL_END);
+    else {
+      this.headers(r.headers);
+      this.put(END);
+    }
   }
 
   /** Appends the envelope line of record i of `t`, read from its frame. */
@@ -165,7 +149,7 @@ export class EnvelopeWriter {
     const value = t.valueStart(i);
     const valueLen = t.valueLength(i);
     const headerBytes = t.headerBytes(i);
-    this.room(FIXED_BYTES + fieldBound(keyLen) + fieldBound(valueLen) + 16 + 6 * headerBytes);
+    this.room(rowBound(t, i));
     this.put(this.tablePrefix(t, t.topicIndex(i)));
     const at = t.u64Position(i, 4);
     this.int(u32At(frame, at - 4));
@@ -174,15 +158,15 @@ export class EnvelopeWriter {
     this.put(TIMESTAMP);
     this.u64(frame, at + 8);
     this.put(KEY);
-    if (keyLen === 0) this.put(NULL);
-    else this.field(frame, key, key + keyLen);
-    this.put(VALUE);
-    this.field(frame, value, value + valueLen);
-    this.put(HEADERS);
-    if (!this.withHeaders || !t.withHeaders) this.put(NULL);
-    else if (headerBytes === 2) this.put(EMPTY_LIST);
-    else this.headers(t.headers(i)!);
-    this.put(END);
+    if (keyLen === 0) this.put(NULL_THEN_VALUE);
+    else this.field(frame, key, key + keyLen, CLOSE_THEN_VALUE);
+    this.field(frame, value, value + valueLen, CLOSE_THEN_HEADERS);
+    if (!this.withHeaders || !t.withHeaders) this.put(NULL_END);
+    else if (headerBytes === 2) this.put(EMPTY_LIST_END);
+    else {
+      this.headers(t.headers(i)!);
+      this.put(END);
+    }
   }
 
   private tablePrefix(t: FetchTable, topic: number): Buffer {
@@ -206,7 +190,7 @@ export class EnvelopeWriter {
     if (this.pos + need <= this.buf.length) return;
     const next = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.pos + need));
     this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
+    this.use(next);
   }
 
   private put(bytes: Uint8Array): void {
@@ -254,16 +238,16 @@ export class EnvelopeWriter {
     else this.pos += this.buf.write(`"${b.readBigUInt64BE(at)}"`, this.pos, 'latin1');
   }
 
-  /** The byte field of `src[from, to)`. */
-  private field(src: Buffer, from: number, to: number): void {
+  /** The byte field of `src[from, to)`, then `close` (its closing `"}` and what follows it). */
+  private field(src: Buffer, from: number, to: number, close: Uint8Array): void {
     if (this.encoding === 'hex') {
       this.put(HEX_OPEN);
-      this.hex(src, from, to);
+      this.pos = hexInto(this.buf, this.pos, src, from, to);
     } else if (this.encoding === 'base64' || !this.utf8Text(src, from, to)) {
       this.put(BASE64_OPEN);
-      this.base64(src, from, to);
+      this.pos = base64Into(this.buf, this.view, this.pos, src, from, to);
     }
-    this.put(FIELD_CLOSE);
+    this.put(close);
   }
 
   /**
@@ -273,21 +257,14 @@ export class EnvelopeWriter {
   private utf8Text(src: Buffer, from: number, to: number): boolean {
     const start = this.pos;
     this.put(UTF8_OPEN);
-    const buf = this.buf;
-    let p = this.pos;
-    let i = from;
-    for (; i < to; i++) {
-      const b = src[i]!;
-      if (b < 0x20 || b === 0x22 || b === 0x5c || b >= 0x80) break;
-      buf[p++] = b;
-    }
-    this.pos = p;
-    if (i === to) return true;
-    if (!utf8Valid(src, i, to)) {
+    const stop = plainAsciiInto(this.buf, this.pos, src, from, to);
+    this.pos += stop - from;
+    if (stop === to) return true;
+    if (!utf8Valid(src, stop, to)) {
       this.pos = start;
       return false;
     }
-    this.jsonText(src, i, to);
+    this.pos = jsonTextInto(this.buf, this.pos, src, stop, to);
     return true;
   }
 
@@ -299,67 +276,19 @@ export class EnvelopeWriter {
       this.put(NAME_OPEN);
       this.pos += this.buf.write(JSON.stringify(h.name), this.pos, 'utf8');
       this.put(HEADER_VALUE);
-      this.field(h.value, 0, h.value.length);
-      this.buf[this.pos++] = 0x7d;
+      this.field(h.value, 0, h.value.length, CLOSE_THEN_BRACE);
     }
     this.buf[this.pos++] = 0x5d;
   }
+}
 
-  /** Valid UTF-8 bytes as the inside of a JSON string (what JSON.stringify writes for their text). */
-  private jsonText(bytes: Buffer, from: number, to: number): void {
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = from; i < to; i++) {
-      const b = bytes[i]!;
-      if (b >= 0x20 && b !== 0x22 && b !== 0x5c) {
-        buf[p++] = b;
-        continue;
-      }
-      buf[p++] = 0x5c;
-      const short = SHORT_ESCAPES[b];
-      if (b === 0x22 || b === 0x5c) buf[p++] = b;
-      else if (short !== undefined) buf[p++] = short;
-      else {
-        buf[p++] = 0x75;
-        buf[p++] = 0x30;
-        buf[p++] = 0x30;
-        buf[p++] = HEX[b >> 4]!;
-        buf[p++] = HEX[b & 15]!;
-      }
-    }
-    this.pos = p;
-  }
+/** Bytes record i of `t`'s line takes at most, besides its topic prefix. */
+function rowBound(t: FetchTable, i: number): number {
+  return FIXED_BYTES + fieldBound(t.keyLength(i)) + fieldBound(t.valueLength(i)) + 16 + 6 * t.headerBytes(i);
+}
 
-  private hex(bytes: Buffer, from: number, to: number): void {
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = from; i < to; i++) {
-      buf[p++] = HEX[bytes[i]! >> 4]!;
-      buf[p++] = HEX[bytes[i]! & 15]!;
-    }
-    this.pos = p;
-  }
-
-  private base64(bytes: Buffer, from: number, n: number): void {
-    const buf = this.buf;
-    let p = this.pos;
-    let i = from;
-    for (; i + 2 < n; i += 3) {
-      const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-      buf[p++] = B64[v >> 18]!;
-      buf[p++] = B64[(v >> 12) & 63]!;
-      buf[p++] = B64[(v >> 6) & 63]!;
-      buf[p++] = B64[v & 63]!;
-    }
-    if (i < n) {
-      const v = (bytes[i]! << 16) | (i + 1 < n ? bytes[i + 1]! << 8 : 0);
-      buf[p++] = B64[v >> 18]!;
-      buf[p++] = B64[(v >> 12) & 63]!;
-      buf[p++] = i + 1 < n ? B64[(v >> 6) & 63]! : 0x3d;
-      buf[p++] = 0x3d;
-    }
-    this.pos = p;
-  }
+function viewOf(buf: Buffer): DataView {
+  return new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
 function prefixOf(topic: string): Buffer {

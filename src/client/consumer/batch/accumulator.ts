@@ -21,6 +21,16 @@ export class WorkerChannel<E> {
     this.signal();
   }
 
+  /** Queues one record without waking the worker: notify() once the run is queued. */
+  enqueue(record: E): void {
+    this.queue.push(record);
+  }
+
+  /** Wakes a waiting worker when records are queued. */
+  notify(): void {
+    if (this.size > 0) this.signal();
+  }
+
   /** Ends accumulation: a waiting worker returns what it holds (or nothing) at once. */
   close(): void {
     this.closed = true;
@@ -36,6 +46,19 @@ export class WorkerChannel<E> {
     const n = Math.min(max, this.size);
     for (let i = 0; i < n; i++) into.push(this.queue[this.head + i]!);
     this.head += n;
+    this.compact();
+  }
+
+  /** Takes up to `max` queued records as a new array (one copy of the exact size). */
+  take(max: number): E[] {
+    const n = Math.min(max, this.size);
+    const out = this.queue.slice(this.head, this.head + n);
+    this.head += n;
+    this.compact();
+    return out;
+  }
+
+  private compact(): void {
     if (this.head > 4096 && this.head * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
@@ -65,9 +88,8 @@ export interface AccumulateOptions {
 
 /** The next batch; empty only when the channel closed with nothing queued. */
 export async function nextBatch<E>(channel: WorkerChannel<E>, o: AccumulateOptions): Promise<E[]> {
-  const batch: E[] = [];
   await channel.available();
-  channel.drain(o.maxSize, batch);
+  const batch = channel.take(o.maxSize);
   if (batch.length === 0) return batch;
   const deadline = o.clock.now() + o.timeoutMs;
   while (batch.length < o.maxSize && !channel.isClosed) {

@@ -42,16 +42,12 @@ export class FetchPump {
   private wakeFetch: (() => void) | undefined;
   private readonly cursorWaiters: Array<() => void> = [];
   private readonly affinity = new Map<string, number>();
-  /** Reused per register(): the runs of records each worker gets from one reply. */
-  private readonly perWorker: Pending[][];
 
   constructor(
     private readonly s: PumpSettings,
     private readonly watermarks: Watermarks,
     private readonly channels: readonly WorkerChannel<Pending>[],
-  ) {
-    this.perWorker = channels.map(() => []);
-  }
+  ) {}
 
   /** Wakes a waiting fetch loop (a batch finished, a commit wants cursors, stop). */
   wake(): void {
@@ -131,12 +127,11 @@ export class FetchPump {
    * run per reply, so the watermark and the worker are looked up once per run.
    */
   private register(records: readonly FetchedRecord[], cursors: Cursors | undefined, dispatch: boolean): void {
-    const perWorker = this.perWorker;
     let i = 0;
     while (i < records.length) {
       const first = records[i]!;
       const mark = this.watermarks.of(first.topic, first.partition);
-      const into = perWorker[this.workerFor(first.topic, first.partition)]!;
+      const into = dispatch ? this.channels[this.workerFor(first.topic, first.partition)]! : undefined;
       let j = i + 1;
       while (j < records.length && records[j]!.partition === first.partition && records[j]!.topic === first.topic) j++;
       for (let k = i; k < j; k++) {
@@ -150,18 +145,14 @@ export class FetchPump {
           item: undefined,
           lastError: undefined,
         };
-        into.push(pending);
+        into?.enqueue(pending);
         mark.add(pending);
       }
       i = j;
     }
     if (cursors) this.watermarks.resolveTails(cursors);
-    for (let w = 0; w < perWorker.length; w++) {
-      const run = perWorker[w]!;
-      if (run.length === 0) continue;
-      if (dispatch) this.channels[w]!.push(run);
-      run.length = 0;
-    }
+    // Workers wake once the whole reply is queued (a run per partition, in fetch order).
+    if (dispatch) for (const channel of this.channels) channel.notify();
   }
 
   private workerFor(topic: string, partition: number): number {

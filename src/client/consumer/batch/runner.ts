@@ -21,6 +21,7 @@ import {
   MessageBatch,
   type TransportContext,
 } from './types.js';
+import { RecordTransport, ValueItem } from './transport.js';
 
 export interface RunnerSettings<T> {
   handler: BatchHandler<T>;
@@ -42,19 +43,8 @@ export interface RunnerSettings<T> {
 /** An admitted record: its pending entry, whose `item` is set. */
 type Live = Pending;
 
-const NO_HEADERS: readonly never[] = Object.freeze([]);
-
 function transportOf(r: FetchedRecord, deliveryAttempt: number): TransportContext {
-  return {
-    topic: r.topic,
-    partition: r.partition,
-    offset: r.offset,
-    timestamp: r.timestamp,
-    key: r.key,
-    value: r.value,
-    headers: r.headers ?? NO_HEADERS,
-    deliveryAttempt,
-  };
+  return new RecordTransport(r, deliveryAttempt);
 }
 
 function errorText(error: unknown): string {
@@ -89,8 +79,7 @@ export class BatchRunner<T> {
       const live = new Array<Live>(records.length);
       for (let i = 0; i < records.length; i++) {
         const pending = records[i]!;
-        const transport = transportOf(pending.record, 1);
-        pending.item = { message: transport.value, transport };
+        pending.item = new ValueItem(pending.record, 1);
         live[i] = pending;
       }
       return { live, done: [], dead: [] };
@@ -229,11 +218,9 @@ export class BatchRunner<T> {
   private itemsFor(live: readonly Live[], attempt: number): BatchItem<T>[] {
     const items = new Array<BatchItem<T>>(live.length);
     for (let i = 0; i < live.length; i++) {
-      const item = live[i]!.item as BatchItem<T>;
-      items[i] =
-        attempt === 0
-          ? item
-          : { message: item.message, transport: { ...item.transport, deliveryAttempt: attempt + 1 } };
+      const l = live[i]!;
+      const item = l.item as BatchItem<T>;
+      items[i] = attempt === 0 ? item : { message: item.message, transport: transportOf(l.record, attempt + 1) };
     }
     return items;
   }
