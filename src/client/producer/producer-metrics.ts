@@ -3,13 +3,17 @@
  * batch, as in Kafka: the time its oldest record waited in the accumulator before the batch's first request left.
  * Distributions live in HdrHistograms (µs, three significant digits), so p99 costs no sorting.
  */
+import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
+
 // The one class used, not the package's index: the index loads every histogram kind, the log reader/writer, the
 // WebAssembly build and pako (~60 ms of every CLI start-up that loads the producer); this file alone, ~8 ms.
-import int32Module from 'hdr-histogram-js/dist/Int32Histogram.js';
-
-// A CommonJS module's `exports`, whose `default` is the class.
-const Int32Histogram = int32Module.default;
+// Required (CommonJS) rather than imported, so `default` is the class under Node and under vitest's interop alike.
+const Int32Histogram = (
+  createRequire(import.meta.url)(
+    'hdr-histogram-js/dist/Int32Histogram.js',
+  ) as typeof import('hdr-histogram-js/dist/Int32Histogram.js')
+).default;
 
 export interface ProducerMetrics {
   'record-queue-time-avg': number;
