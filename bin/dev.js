@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // Runs the compiled tree like bin/run.js but with oclif's development flags (stack traces, no manifest cache).
-import { execute } from '@oclif/core';
+// CommonJS like bin/run.js (bin/package.json).
+'use strict';
+const { join } = require('node:path');
 
-await execute({ development: true, dir: import.meta.url });
+void import('@oclif/core').then(({ execute }) => execute({ development: true, dir: join(__dirname, '..') }));

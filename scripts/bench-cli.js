@@ -8,7 +8,8 @@
 //
 // The broker is `crater broker start --port 0` in its own process (temp data dir, authentication on); produce and
 // consume alternate --repeat times, each against a fresh topic, and are timed from spawn to exit (start-up
-// included, as a user sees it). --only produce,consume,version,idle picks parts; --cpu-prof DIR runs the
+// included, as a user sees it); each run also reports the CLI's CPU time and, for produce, the broker's over the
+// same run (from /proc). --only produce,consume,version,idle picks parts; --cpu-prof DIR runs the
 // produce/consume processes under `node --cpu-prof`; --json prints one JSON document on stdout.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -81,6 +82,19 @@ function rssBytes(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
 }
 
+/** The process's CPU time so far (user + system, ms), from /proc (Linux); null where there is no /proc. */
+function procCpuMs(pid) {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
 /** A preload that writes the process's CPU time (user + system, ms) to $CRATER_BENCH_CPU_FILE as it exits. */
 function cpuPreload(dir) {
   const file = path.join(dir, 'cpu-report.cjs');
@@ -134,8 +148,12 @@ async function produceConsume(broker, dir, result) {
     const topic = `cli-bench-${i}`;
     crater(['topic', 'create', topic, '--partitions', '4', ...b, '--username', USER, '--password', PASSWORD]);
     if (parts.has('produce') || parts.has('consume')) {
+      const brokerBefore = procCpuMs(broker.child.pid);
       const p = await timed(dir, ['produce', topic, file, '--batch', opts.batch, ...b], `produce-${i}`);
-      result.produce.runs.push({ ms: p.ms, cpuMs: p.cpuMs, recordsPerSec: (records / p.ms) * 1000 });
+      const brokerAfter = procCpuMs(broker.child.pid);
+      // The broker's CPU over the same run: which side bounds the figure (both share the machine's cores).
+      const brokerCpuMs = brokerBefore === null || brokerAfter === null ? null : brokerAfter - brokerBefore;
+      result.produce.runs.push({ ms: p.ms, cpuMs: p.cpuMs, brokerCpuMs, recordsPerSec: (records / p.ms) * 1000 });
       step(`produce run ${i + 1}: ${Math.round((records / p.ms) * 1000).toLocaleString('en-US')} records/s`);
     }
     if (parts.has('consume')) {
@@ -151,6 +169,8 @@ async function produceConsume(broker, dir, result) {
     else {
       result[k].medianRecordsPerSec = median(result[k].runs.map((r) => r.recordsPerSec));
       result[k].medianCpuMs = median(result[k].runs.map((r) => r.cpuMs));
+      if (k === 'produce' && result[k].runs.every((r) => r.brokerCpuMs !== null))
+        result[k].medianBrokerCpuMs = median(result[k].runs.map((r) => r.brokerCpuMs));
     }
   }
 }
@@ -222,8 +242,11 @@ else {
   const n = (x) => Math.round(x).toLocaleString('en-US');
   for (const k of ['produce', 'consume']) {
     const r = result[k];
+    const broker = r?.medianBrokerCpuMs === undefined ? '' : `, broker CPU ${n(r.medianBrokerCpuMs)} ms`;
     if (r)
-      process.stdout.write(`${k}: ${n(r.medianRecordsPerSec)} records/s, CLI CPU ${n(r.medianCpuMs)} ms (medians)\n`);
+      process.stdout.write(
+        `${k}: ${n(r.medianRecordsPerSec)} records/s, CLI CPU ${n(r.medianCpuMs)} ms${broker} (medians)\n`,
+      );
   }
   if (result.version)
     process.stdout.write(

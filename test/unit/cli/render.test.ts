@@ -127,5 +127,26 @@ describe('human formats', () => {
   it('groups counts', () => {
     expect(formatCount(1_048_576)).toBe('1,048,576');
     expect(formatCount(10n ** 12n)).toBe('1,000,000,000,000');
+    // Grouped by hand for integers: the same text toLocaleString('en-US') gives, also for what it handles itself.
+    for (const n of [
+      0,
+      7,
+      -7,
+      999,
+      1000,
+      -1000,
+      12_345,
+      999_999,
+      1_000_000,
+      -98_765_432,
+      Number.MAX_SAFE_INTEGER,
+      1234.5678,
+      NaN,
+      -Infinity,
+      2 ** 60,
+    ]) {
+      expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+    }
+    expect(formatCount(-(10n ** 20n) - 5n)).toBe((-(10n ** 20n) - 5n).toLocaleString('en-US'));
   });
 });
