@@ -169,6 +169,14 @@ export class EmbeddedBroker implements AsyncDisposable {
   }
 }
 
+/**
+ * Node flags for the child from CRATER_BENCH_BROKER_NODE_FLAGS (space-separated), used when the caller passed none:
+ * how a `bench` command profiles its broker, e.g. `CRATER_BENCH_BROKER_NODE_FLAGS='--cpu-prof --cpu-prof-dir=prof'`.
+ */
+export function envExecArgv(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.CRATER_BENCH_BROKER_NODE_FLAGS ?? '').split(' ').filter((f) => f.length > 0);
+}
+
 /** Forks the child over `dataDir` and waits until it listens (or kills it). */
 async function spawnChild(
   dataDir: string,
@@ -177,7 +185,7 @@ async function spawnChild(
   const forkedAt = performance.now();
   const childOptions: ChildBrokerOptions = { dataDir, acks: options.acks ?? 'leader' };
   const child = fork(childEntryPath(), [JSON.stringify(childOptions)], {
-    execArgv: [...(options.execArgv ?? [])],
+    execArgv: [...(options.execArgv ?? envExecArgv())],
     // A batch over 64 partitions starts 64 fsyncs at once; libuv's default 4 threads would run them 4 at a time.
     env: { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? String(FSYNC_THREADS) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

@@ -10,6 +10,13 @@ import type { BatchResult, ProducerRecord } from '../client/moonmq/produce-ops.j
 import { UsageError } from '../errors.js';
 import { Caps, Limits } from '../protocol/limits.js';
 import { LatencyRecorder } from './latency.js';
+import {
+  type ProduceTiming,
+  type RoundShare,
+  type ScalingRounds,
+  interleavedRounds,
+  scalingRatio,
+} from './partition-scaling.js';
 import { type PhaseFigures, type PhaseTiming, cpuMs, diff, meter, phaseFigures } from './throughput-figures.js';
 import {
   type BenchCodec,
@@ -41,8 +48,9 @@ export interface ThroughputOptions extends TargetOptions {
   /** Open-loop schedule in records/s over all connections; absent: as fast as the in-flight window allows. */
   ratePerSec?: number;
   /**
-   * Also run the produce phase on a topic with this many partitions (after the main one, same broker and flags) and
-   * report the main phase's records/s as a ratio of it: issue 18's "64 partitions at least half of 4".
+   * Also run the produce phase on a topic with this many partitions (interleaved with the main one in rounds, same
+   * broker and flags) and report the main phase's records/s as a ratio of it: issue 18's "64 partitions at least
+   * half of 4".
    */
   vsPartitions?: number;
   /** Records produced and fetched untimed before the phases (default 20,000; 0: none). */
@@ -73,8 +81,11 @@ export interface ThroughputReport {
   };
   produce: PhaseFigures;
   fetch: PhaseFigures;
-  /** With `vsPartitions`: that produce phase, and produce.recordsPerSec ÷ its records/s. */
-  partitionScaling: { partitions: number; produce: PhaseFigures; ratio: number } | null;
+  /**
+   * With `vsPartitions`: that produce phase, and the ratio of the main phase's records/s to its. Both phases run as
+   * SCALING_ROUNDS interleaved rounds (partition-scaling.ts); `rounds` is each round's ratio, `ratio` their median.
+   */
+  partitionScaling: { partitions: number; produce: PhaseFigures; ratio: number; rounds: number[] } | null;
 }
 
 export const ThroughputDefaults = {
@@ -142,8 +153,9 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
     };
     const warm = await warmUp(run, options.warmupRecords ?? 20_000);
     const warmTopic = warm.topic;
-    const produce = await measureProduce(run, params.partitions);
-    const vs = params.vsPartitions === null ? undefined : await measureProduce(run, params.vsPartitions);
+    const scaled = params.vsPartitions === null ? undefined : await measureScaling(run, params.vsPartitions);
+    const produce = scaled?.main ?? (await measureProduce(run, params.partitions));
+    const vs = scaled?.vs;
     if (vs) await clients[0]!.deleteTopic(vs.topic).catch(() => undefined);
     if (params.restartBeforeFetch) {
       progress('restarting the broker');
@@ -165,7 +177,7 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
       params,
       produce: producePhase,
       fetch: phaseFigures(bytesPerRecord, fetch.records, fetch.requests, fetch, params.partitions),
-      partitionScaling: vs ? scaling(producePhase, figures(vs, params.vsPartitions!), params.vsPartitions!) : null,
+      partitionScaling: scaled ? scaling(figures(scaled.vs, params.vsPartitions!), params.vsPartitions!, scaled) : null,
     };
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));
@@ -201,24 +213,47 @@ async function warmUp(run: PhaseRun, warmupRecords: number): Promise<{ topic: st
   return { topic, records: warm.records };
 }
 
-function scaling(main: PhaseFigures, vs: PhaseFigures, partitions: number): ThroughputReport['partitionScaling'] {
-  return { partitions, produce: vs, ratio: vs.recordsPerSec > 0 ? main.recordsPerSec / vs.recordsPerSec : 0 };
+function scaling(vs: PhaseFigures, partitions: number, rounds: ScalingRounds): ThroughputReport['partitionScaling'] {
+  return { partitions, produce: vs, ratio: scalingRatio(rounds.ratios), rounds: rounds.ratios };
 }
 
-type ProduceTiming = PhaseTiming & { topic: string; sent: { records: number; batches: number } };
+/** The main produce phase and the one into `vsPartitions`, as interleaved rounds into a topic each (partition-scaling.ts). */
+async function measureScaling(run: PhaseRun, vsPartitions: number): Promise<ScalingRounds> {
+  const { clients, params } = run;
+  const topics = { main: benchTopicName('bench-tput'), vs: benchTopicName('bench-tput') };
+  await clients[0]!.createTopic(topics.main, params.partitions);
+  await clients[0]!.createTopic(topics.vs, vsPartitions);
+  const partitionsOf = (topic: string) => (topic === topics.main ? params.partitions : vsPartitions);
+  return interleavedRounds(
+    (topic, share, latency) => produceRound(run, { topic, partitions: partitionsOf(topic), ...share }, latency),
+    topics,
+    { records: params.records, durationMs: params.durationMs },
+  );
+}
 
 /** The timed produce phase, into a topic of its own: by record count or for a duration, open-loop with a rate. */
 async function measureProduce(run: PhaseRun, partitions: number): Promise<ProduceTiming> {
-  const { target, clients, params, batch } = run;
-  const { records, durationMs, batchSize, ratePerSec } = params;
   const topic = benchTopicName('bench-tput');
-  await clients[0]!.createTopic(topic, partitions);
+  await run.clients[0]!.createTopic(topic, partitions);
+  const { records, durationMs } = run.params;
+  return produceRound(run, { topic, partitions, records, durationMs }, new LatencyRecorder());
+}
+
+interface RoundSpec extends RoundShare {
+  topic: string;
+  partitions: number;
+}
+
+/** Produces `records` (or for `durationMs`) into an existing topic, timed. */
+async function produceRound(run: PhaseRun, spec: RoundSpec, latency: LatencyRecorder): Promise<ProduceTiming> {
+  const { target, clients, params, batch } = run;
+  const { batchSize, ratePerSec } = params;
+  const { topic, partitions, records, durationMs } = spec;
   const totalBatches = records === null ? undefined : Math.ceil(records / batchSize);
   const lastBatchSize = records === null ? batchSize : records - (totalBatches! - 1) * batchSize;
   const intervalMs = ratePerSec === null ? undefined : (batchSize * 1000) / ratePerSec;
   const into = `into ${partitions} partitions`;
   run.progress(records === null ? `producing for ${durationMs} ms ${into}` : `producing ${records} records ${into}`);
-  const latency = new LatencyRecorder();
   const before = await meter(target, true);
   const cpu = process.cpuUsage();
   const started = performance.now();

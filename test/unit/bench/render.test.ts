@@ -187,7 +187,12 @@ describe('throughput rendering', () => {
     const scaled = {
       ...t,
       params: { ...t.params, partitions: 64, vsPartitions: 4 },
-      partitionScaling: { partitions: 4, produce: { ...t.produce, recordsPerSec: 1_000_000 }, ratio: 0.5 },
+      partitionScaling: {
+        partitions: 4,
+        produce: { ...t.produce, recordsPerSec: 1_000_000 },
+        ratio: 0.5,
+        rounds: [0.5],
+      },
     };
     expect(throughputNotes(scaled)[1]).toBe('64 partitions: 0.50x the records/s of 4 partitions');
     expect(phaseRows(scaled).map((r) => [r.phase, r.recordsPerSec])).toEqual([
