@@ -39,6 +39,12 @@ describe('batch-vs-single on the embedded broker', () => {
     });
     expect(report.targets.p99OverFsyncP99.measured).toBe(report.single.latencyMs.p99 / report.floors.fsyncMs.p99);
     expect(report.targets.batchMedianMs).toMatchObject({ target: 1, measured: report.batch.wallMs.median });
+    // The batch floor: the batch's 4 partition fsyncs at once, each of a quarter of its stored bytes (137 B a record).
+    const batchFloor = report.floors.batch!;
+    expect(batchFloor).toMatchObject({ files: 4, bytesPerFile: (40 * 137) / 4 });
+    expect(batchFloor.fsyncMs.count).toBe(100);
+    expect(batchFloor.ms).toBeCloseTo(report.floors.rttMs.p50 + batchFloor.fsyncMs.p50, 9);
+    expect(report.batchOverFloor).toBeCloseTo(report.batch.wallMs.median / batchFloor.ms, 9);
     expect(report.single.fsyncs).toEqual([40]);
     expect(report.batch.fsyncs).toEqual([touched]);
     expect(touched).toBe(4);
