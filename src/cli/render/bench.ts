@@ -188,10 +188,16 @@ export function throughputNotes(report: ThroughputReport): string[] {
   const vs = report.partitionScaling;
   if (vs) {
     lines.push(
-      `${report.params.partitions} partitions: ${vs.ratio.toFixed(2)}x the records/s of ${vs.partitions} partitions`,
+      `${report.params.partitions} partitions: ${vs.ratio.toFixed(2)}x the records/s of ${vs.partitions} partitions${roundsNote(vs.rounds)}`,
     );
   }
   return lines;
+}
+
+/** The spread behind a --vs-partitions ratio: how many interleaved rounds it is the median of, lowest to highest. */
+function roundsNote(rounds: readonly number[]): string {
+  if (rounds.length < 2) return '';
+  return ` (median of ${rounds.length} interleaved rounds, ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)}x)`;
 }
 
 export function phaseColumns(): Column<PhaseRow>[] {

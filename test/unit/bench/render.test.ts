@@ -197,6 +197,10 @@ describe('throughput rendering', () => {
       },
     };
     expect(throughputNotes(scaled)[1]).toBe('64 partitions: 0.50x the records/s of 4 partitions');
+    const rounds = { ...scaled, partitionScaling: { ...scaled.partitionScaling, rounds: [0.41, 0.5, 0.66] } };
+    expect(throughputNotes(rounds)[1]).toBe(
+      '64 partitions: 0.50x the records/s of 4 partitions (median of 3 interleaved rounds, 0.41–0.66x)',
+    );
     expect(phaseRows(scaled).map((r) => [r.phase, r.recordsPerSec])).toEqual([
       ['produce', 500_000],
       ['fetch', 500_000],
