@@ -8,7 +8,7 @@
 import { LatencyRecorder } from './latency.js';
 import { spread } from './stats.js';
 import type { FsyncWindow } from './fsync-timer.js';
-import type { PhaseTiming } from './throughput-figures.js';
+import type { PhaseFigures, PhaseTiming } from './throughput-figures.js';
 
 /** Rounds of each side (each gets 1/ROUNDS of the records or of the duration). */
 export const SCALING_ROUNDS = 5;
@@ -29,6 +29,8 @@ export interface ScalingRounds {
   vs: ProduceTiming;
   /** main records/s ÷ vs records/s of each round, in round order. */
   ratios: number[];
+  /** Partitions of the vs side's topic. */
+  partitions: number;
 }
 
 /** `total` split into `rounds` integer shares that add up to it (the first ones one larger where it does not divide). */
@@ -44,7 +46,7 @@ export async function interleavedRounds(
   topics: { main: string; vs: string },
   total: RoundShare,
   rounds = SCALING_ROUNDS,
-): Promise<ScalingRounds> {
+): Promise<Omit<ScalingRounds, 'partitions'>> {
   const shares: RoundShare[] =
     total.records !== null
       ? splitShares(total.records, rounds).map((records) => ({ records, durationMs: null }))
@@ -70,6 +72,33 @@ export async function interleavedRounds(
 /** The ratio the report gives: the median of the rounds'. */
 export function scalingRatio(ratios: readonly number[]): number {
   return ratios.length === 0 ? 0 : spread(ratios).median;
+}
+
+/** One round of a share into `topic`, which has `partitions` partitions. */
+export type ProduceInto = (
+  topic: string,
+  partitions: number,
+  share: RoundShare,
+  latency: LatencyRecorder,
+) => Promise<ProduceTiming>;
+
+/** Creates a topic for each side (`main` and `vs` partitions), then runs the interleaved rounds into them. */
+export async function measureScaling(
+  createTopic: (partitions: number) => Promise<string>,
+  produce: ProduceInto,
+  [main, vs]: [number, number],
+  total: RoundShare,
+): Promise<ScalingRounds> {
+  const topics = { main: await createTopic(main), vs: await createTopic(vs) };
+  const partitionsOf = (topic: string) => (topic === topics.main ? main : vs);
+  const share = { records: total.records, durationMs: total.durationMs };
+  const rounds = await interleavedRounds((t, s, latency) => produce(t, partitionsOf(t), s, latency), topics, share);
+  return { ...rounds, partitions: vs };
+}
+
+/** The report's partitionScaling: the vs side's figures, the median ratio and each round's. */
+export function scalingFigures(vs: PhaseFigures, rounds: ScalingRounds) {
+  return { partitions: rounds.partitions, produce: vs, ratio: scalingRatio(rounds.ratios), rounds: rounds.ratios };
 }
 
 function rate(t: ProduceTiming): number {

@@ -10,13 +10,7 @@ import type { BatchResult, ProducerRecord } from '../client/moonmq/produce-ops.j
 import { UsageError } from '../errors.js';
 import { Caps, Limits } from '../protocol/limits.js';
 import { LatencyRecorder } from './latency.js';
-import {
-  type ProduceTiming,
-  type RoundShare,
-  type ScalingRounds,
-  interleavedRounds,
-  scalingRatio,
-} from './partition-scaling.js';
+import * as scaling from './partition-scaling.js';
 import { type PhaseFigures, type PhaseTiming, cpuMs, diff, meter, phaseFigures } from './throughput-figures.js';
 import {
   type BenchCodec,
@@ -48,9 +42,8 @@ export interface ThroughputOptions extends TargetOptions {
   /** Open-loop schedule in records/s over all connections; absent: as fast as the in-flight window allows. */
   ratePerSec?: number;
   /**
-   * Also run the produce phase on a topic with this many partitions (interleaved with the main one in rounds, same
-   * broker and flags) and report the main phase's records/s as a ratio of it: issue 18's "64 partitions at least
-   * half of 4".
+   * Also produce into a topic with this many partitions, in rounds interleaved with the main phase's, and report the
+   * main phase's records/s as a ratio of it: issue 18's "64 partitions at least half of 4".
    */
   vsPartitions?: number;
   /** Records produced and fetched untimed before the phases (default 20,000; 0: none). */
@@ -81,10 +74,7 @@ export interface ThroughputReport {
   };
   produce: PhaseFigures;
   fetch: PhaseFigures;
-  /**
-   * With `vsPartitions`: that produce phase, and the ratio of the main phase's records/s to its. Both phases run as
-   * SCALING_ROUNDS interleaved rounds (partition-scaling.ts); `rounds` is each round's ratio, `ratio` their median.
-   */
+  /** With `vsPartitions`: that phase, main ÷ its records/s per interleaved round (partition-scaling.ts), the median. */
   partitionScaling: { partitions: number; produce: PhaseFigures; ratio: number; rounds: number[] } | null;
 }
 
@@ -153,10 +143,7 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
     };
     const warm = await warmUp(run, options.warmupRecords ?? 20_000);
     const warmTopic = warm.topic;
-    const scaled = params.vsPartitions === null ? undefined : await measureScaling(run, params.vsPartitions);
-    const produce = scaled?.main ?? (await measureProduce(run, params.partitions));
-    const vs = scaled?.vs;
-    if (vs) await clients[0]!.deleteTopic(vs.topic).catch(() => undefined);
+    const { produce, scaled } = await measureProducePhases(run);
     if (params.restartBeforeFetch) {
       progress('restarting the broker');
       await target.embedded!.restart();
@@ -168,7 +155,7 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
     await clients[0]!.deleteTopic(produce.topic).catch(() => undefined);
     await clients[0]!.deleteTopic(warmTopic).catch(() => undefined);
     const bytesPerRecord = payloadBytes(run.batch) / run.batch.length;
-    const figures = (t: ProduceTiming, partitions: number): PhaseFigures =>
+    const figures = (t: scaling.ProduceTiming, partitions: number): PhaseFigures =>
       phaseFigures(bytesPerRecord, t.sent.records, t.sent.batches, t, partitions);
     const producePhase = figures(produce, params.partitions);
     return {
@@ -177,7 +164,7 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
       params,
       produce: producePhase,
       fetch: phaseFigures(bytesPerRecord, fetch.records, fetch.requests, fetch, params.partitions),
-      partitionScaling: scaled ? scaling(figures(scaled.vs, params.vsPartitions!), params.vsPartitions!, scaled) : null,
+      partitionScaling: scaled ? scaling.scalingFigures(figures(scaled.vs, scaled.partitions), scaled) : null,
     };
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));
@@ -199,8 +186,7 @@ interface PhaseRun {
  */
 async function warmUp(run: PhaseRun, warmupRecords: number): Promise<{ topic: string; records: number }> {
   const { clients, params, batch } = run;
-  const topic = benchTopicName('bench-tput');
-  await clients[0]!.createTopic(topic, params.partitions);
+  const topic = await createTopic(run, params.partitions);
   if (warmupRecords <= 0) return { topic, records: 0 };
   run.progress('warming up');
   const window = {
@@ -213,42 +199,40 @@ async function warmUp(run: PhaseRun, warmupRecords: number): Promise<{ topic: st
   return { topic, records: warm.records };
 }
 
-function scaling(vs: PhaseFigures, partitions: number, rounds: ScalingRounds): ThroughputReport['partitionScaling'] {
-  return { partitions, produce: vs, ratio: scalingRatio(rounds.ratios), rounds: rounds.ratios };
+/**
+ * The timed produce phase, into a topic of its own: by record count or for a duration, open-loop with a rate; with
+ * --vs-partitions, it and the phase into that many partitions as interleaved rounds (partition-scaling.ts).
+ */
+async function measureProducePhases(
+  run: PhaseRun,
+): Promise<{ produce: scaling.ProduceTiming; scaled?: scaling.ScalingRounds }> {
+  const { params } = run;
+  const main = params.partitions;
+  if (params.vsPartitions === null) {
+    return { produce: await produceRound(run, await createTopic(run, main), main, params, new LatencyRecorder()) };
+  }
+  const into: scaling.ProduceInto = (...args) => produceRound(run, ...args);
+  const scaled = await scaling.measureScaling((n) => createTopic(run, n), into, [main, params.vsPartitions], params);
+  await run.clients[0]!.deleteTopic(scaled.vs.topic).catch(() => undefined);
+  return { produce: scaled.main, scaled };
 }
 
-/** The main produce phase and the one into `vsPartitions`, as interleaved rounds into a topic each (partition-scaling.ts). */
-async function measureScaling(run: PhaseRun, vsPartitions: number): Promise<ScalingRounds> {
-  const { clients, params } = run;
-  const topics = { main: benchTopicName('bench-tput'), vs: benchTopicName('bench-tput') };
-  await clients[0]!.createTopic(topics.main, params.partitions);
-  await clients[0]!.createTopic(topics.vs, vsPartitions);
-  const partitionsOf = (topic: string) => (topic === topics.main ? params.partitions : vsPartitions);
-  return interleavedRounds(
-    (topic, share, latency) => produceRound(run, { topic, partitions: partitionsOf(topic), ...share }, latency),
-    topics,
-    { records: params.records, durationMs: params.durationMs },
-  );
-}
-
-/** The timed produce phase, into a topic of its own: by record count or for a duration, open-loop with a rate. */
-async function measureProduce(run: PhaseRun, partitions: number): Promise<ProduceTiming> {
+async function createTopic(run: PhaseRun, partitions: number): Promise<string> {
   const topic = benchTopicName('bench-tput');
   await run.clients[0]!.createTopic(topic, partitions);
-  const { records, durationMs } = run.params;
-  return produceRound(run, { topic, partitions, records, durationMs }, new LatencyRecorder());
-}
-
-interface RoundSpec extends RoundShare {
-  topic: string;
-  partitions: number;
+  return topic;
 }
 
 /** Produces `records` (or for `durationMs`) into an existing topic, timed. */
-async function produceRound(run: PhaseRun, spec: RoundSpec, latency: LatencyRecorder): Promise<ProduceTiming> {
+async function produceRound(
+  run: PhaseRun,
+  topic: string,
+  partitions: number,
+  { records, durationMs }: scaling.RoundShare,
+  latency: LatencyRecorder,
+): Promise<scaling.ProduceTiming> {
   const { target, clients, params, batch } = run;
   const { batchSize, ratePerSec } = params;
-  const { topic, partitions, records, durationMs } = spec;
   const totalBatches = records === null ? undefined : Math.ceil(records / batchSize);
   const lastBatchSize = records === null ? batchSize : records - (totalBatches! - 1) * batchSize;
   const intervalMs = ratePerSec === null ? undefined : (batchSize * 1000) / ratePerSec;
