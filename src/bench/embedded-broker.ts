@@ -170,12 +170,11 @@ export class EmbeddedBroker implements AsyncDisposable {
 }
 
 /**
- * Node flags for the broker child from CRATER_BENCH_BROKER_NODE_FLAGS (whitespace-separated), e.g.
- * `--cpu-prof --cpu-prof-dir=prof`: node refuses --cpu-prof in NODE_OPTIONS, and the child's execArgv is not the
- * parent's, so this is how a bench command profiles its broker.
+ * Node flags for the child from CRATER_BENCH_BROKER_NODE_FLAGS (whitespace-separated), used when the caller passed none:
+ * how a `bench` command profiles its broker, e.g. `CRATER_BENCH_BROKER_NODE_FLAGS='--cpu-prof --cpu-prof-dir=prof'`.
  */
-function envNodeFlags(): string[] {
-  return (process.env.CRATER_BENCH_BROKER_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag !== '');
+export function envExecArgv(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.CRATER_BENCH_BROKER_NODE_FLAGS ?? '').split(/\s+/).filter((f) => f.length > 0);
 }
 
 /** Forks the child over `dataDir` and waits until it listens (or kills it). */
@@ -186,7 +185,7 @@ async function spawnChild(
   const forkedAt = performance.now();
   const childOptions: ChildBrokerOptions = { dataDir, acks: options.acks ?? 'leader' };
   const child = fork(childEntryPath(), [JSON.stringify(childOptions)], {
-    execArgv: [...(options.execArgv ?? []), ...envNodeFlags()],
+    execArgv: [...(options.execArgv ?? envExecArgv())],
     // A batch over 64 partitions starts 64 fsyncs at once; libuv's default 4 threads would run them 4 at a time.
     env: { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? String(FSYNC_THREADS) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

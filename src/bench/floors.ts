@@ -7,6 +7,11 @@
  *          (its data dir when embedded), so it is the broker's file system's flush.
  *
  * `perRecordMs` is rtt p50 + fsync p50: what an awaited, durable, one-record produce costs at the least.
+ *
+ * With a batch layout, a third floor: `files` fsyncs at once, each of a file just appended `bytesPerFile` to (one
+ * partition's share of the batch), as a PRODUCE_BATCH over that many partitions waits for them. `batchMs` is rtt p50
+ * + that p50: what one awaited batch costs at the least. On this VM's ext4 an fsync's cost grows with the bytes it
+ * writes out (one record 0.1-0.4 ms, 14 KB about 1 ms), so a batch's floor is well above a lone record's fsync.
  */
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -19,12 +24,30 @@ export interface Floors {
   fsyncMs: Percentiles;
   /** rttMs.p50 + fsyncMs.p50. */
   perRecordMs: number;
+  /** With a batch layout: its parallel fsyncs (`files` of them, `bytesPerFile` each), and rttMs.p50 + their p50. */
+  batch?: { files: number; bytesPerFile: number; fsyncMs: Percentiles; ms: number };
 }
 
-export async function measureFloors(dir: string | undefined, samples: number, recordBytes: number): Promise<Floors> {
+/** A batch's shape on disk: the partitions it touches and the bytes it appends to each. */
+export interface BatchLayout {
+  files: number;
+  bytesPerFile: number;
+}
+
+export async function measureFloors(
+  dir: string | undefined,
+  samples: number,
+  recordBytes: number,
+  batch?: BatchLayout,
+): Promise<Floors> {
   const rttMs = await measureRtt(samples);
-  const fsyncMs = await measureFsync(dir ?? os.tmpdir(), samples, recordBytes);
-  return { rttMs, fsyncMs, perRecordMs: rttMs.p50 + fsyncMs.p50 };
+  const fsyncMs = await measureFsync(dir ?? os.tmpdir(), samples, { files: 1, bytesPerFile: recordBytes });
+  const floors: Floors = { rttMs, fsyncMs, perRecordMs: rttMs.p50 + fsyncMs.p50 };
+  if (batch) {
+    const batchFsync = await measureFsync(dir ?? os.tmpdir(), Math.ceil(samples / 4), batch);
+    floors.batch = { ...batch, fsyncMs: batchFsync, ms: rttMs.p50 + batchFsync.p50 };
+  }
+  return floors;
 }
 
 async function measureRtt(samples: number): Promise<Percentiles> {
@@ -58,23 +81,55 @@ async function measureRtt(samples: number): Promise<Percentiles> {
   }
 }
 
-async function measureFsync(dir: string, samples: number, recordBytes: number): Promise<Percentiles> {
-  const file = path.join(await fs.mkdtemp(path.join(dir, 'fsync-floor-')), 'probe');
-  const fh = await fs.open(file, 'w');
+/** Appends `bytesPerFile` to each of `files` files, then times their fsyncs run at once (one sample per round). */
+async function measureFsync(dir: string, samples: number, layout: BatchLayout): Promise<Percentiles> {
+  const folder = await fs.mkdtemp(path.join(dir, 'fsync-floor-'));
+  const handles: fs.FileHandle[] = [];
   try {
-    const buf = Buffer.alloc(Math.max(1, recordBytes), 0x5a);
+    for (let f = 0; f < layout.files; f++) handles.push(await fs.open(path.join(folder, `probe-${f}`), 'w'));
+    const buf = Buffer.alloc(Math.max(1, layout.bytesPerFile), 0x5a);
     let pos = 0;
     const times: number[] = [];
     for (let i = 0; i < samples + 10; i++) {
-      await fh.write(buf, 0, buf.length, pos);
+      await Promise.all(handles.map((fh) => fh.write(buf, 0, buf.length, pos)));
       pos += buf.length;
       const t0 = performance.now();
-      await fh.sync();
+      await Promise.all(handles.map((fh) => fh.sync()));
       if (i >= 10) times.push(performance.now() - t0);
     }
     return percentiles(times);
   } finally {
-    await fh.close();
-    await fs.rm(path.dirname(file), { recursive: true, force: true });
+    await Promise.all(handles.map((fh) => fh.close()));
+    await fs.rm(folder, { recursive: true, force: true });
   }
+}
+
+/** A figure that should stay at or below `target`. */
+export interface CeilingTarget {
+  target: number;
+  measured: number;
+  met: boolean;
+}
+
+export const BatchVsSingleTargets = { batchMedianMs: 1, floorRatio: 1.3, p99OverFsyncP99: 3 } as const;
+
+function ceiling(target: number, measured: number): CeilingTarget {
+  return { target, measured, met: measured <= target };
+}
+
+/** The ratios to the floors and the targets judged on them. */
+export function overFloors(singlePerRecordMs: number, singleP99Ms: number, batchMedianMs: number, floors: Floors) {
+  const singleOverFloor = singlePerRecordMs / floors.perRecordMs;
+  const p99OverFsyncP99 = singleP99Ms / floors.fsyncMs.p99;
+  const t = BatchVsSingleTargets;
+  return {
+    singleOverFloor,
+    p99OverFsyncP99,
+    batchOverFloor: floors.batch ? batchMedianMs / floors.batch.ms : null,
+    targets: {
+      batchMedianMs: ceiling(t.batchMedianMs, batchMedianMs),
+      floorRatio: ceiling(t.floorRatio, singleOverFloor),
+      p99OverFsyncP99: ceiling(t.p99OverFsyncP99, p99OverFsyncP99),
+    },
+  };
 }

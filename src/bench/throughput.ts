@@ -10,6 +10,7 @@ import type { ProducerRecord } from '../client/moonmq/produce-ops.js';
 import { UsageError } from '../errors.js';
 import { Caps, Limits } from '../protocol/limits.js';
 import { LatencyRecorder } from './latency.js';
+import * as scaling from './partition-scaling.js';
 import { type PhaseFigures, type PhaseTiming, cpuMs, diff, meter, phaseFigures } from './throughput-figures.js';
 import {
   type BenchCodec,
@@ -41,8 +42,8 @@ export interface ThroughputOptions extends TargetOptions {
   /** Open-loop schedule in records/s over all connections; absent: as fast as the in-flight window allows. */
   ratePerSec?: number;
   /**
-   * Also run the produce phase on a topic with this many partitions (after the main one, same broker and flags) and
-   * report the main phase's records/s as a ratio of it: issue 18's "64 partitions at least half of 4".
+   * Also produce into a topic with this many partitions, in rounds interleaved with the main phase's, and report the
+   * main phase's records/s as a ratio of it: issue 18's "64 partitions at least half of 4".
    */
   vsPartitions?: number;
   /** Records produced and fetched untimed before the phases (default 20,000; 0: none). */
@@ -73,8 +74,8 @@ export interface ThroughputReport {
   };
   produce: PhaseFigures;
   fetch: PhaseFigures;
-  /** With `vsPartitions`: that produce phase, and produce.recordsPerSec ÷ its records/s. */
-  partitionScaling: { partitions: number; produce: PhaseFigures; ratio: number } | null;
+  /** With `vsPartitions`: that phase, main ÷ its records/s per interleaved round (partition-scaling.ts), the median. */
+  partitionScaling: { partitions: number; produce: PhaseFigures; ratio: number; rounds: number[] } | null;
 }
 
 export const ThroughputDefaults = {
@@ -142,9 +143,7 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
     };
     const warm = await warmUp(run, options.warmupRecords ?? 20_000);
     const warmTopic = warm.topic;
-    const produce = await measureProduce(run, params.partitions);
-    const vs = params.vsPartitions === null ? undefined : await measureProduce(run, params.vsPartitions);
-    if (vs) await clients[0]!.deleteTopic(vs.topic).catch(() => undefined);
+    const { produce, scaled } = await measureProducePhases(run);
     if (params.restartBeforeFetch) {
       progress('restarting the broker');
       await target.embedded!.restart();
@@ -156,7 +155,7 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
     await clients[0]!.deleteTopic(produce.topic).catch(() => undefined);
     await clients[0]!.deleteTopic(warmTopic).catch(() => undefined);
     const bytesPerRecord = payloadBytes(run.batch) / run.batch.length;
-    const figures = (t: ProduceTiming, partitions: number): PhaseFigures =>
+    const figures = (t: scaling.ProduceTiming, partitions: number): PhaseFigures =>
       phaseFigures(bytesPerRecord, t.sent.records, t.sent.batches, t, partitions);
     const producePhase = figures(produce, params.partitions);
     return {
@@ -165,7 +164,7 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
       params,
       produce: producePhase,
       fetch: phaseFigures(bytesPerRecord, fetch.records, fetch.requests, fetch, params.partitions),
-      partitionScaling: vs ? scaling(producePhase, figures(vs, params.vsPartitions!), params.vsPartitions!) : null,
+      partitionScaling: scaled ? scaling.scalingFigures(figures(scaled.vs, scaled.partitions), scaled) : null,
     };
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));
@@ -187,8 +186,7 @@ interface PhaseRun {
  */
 async function warmUp(run: PhaseRun, warmupRecords: number): Promise<{ topic: string; records: number }> {
   const { clients, params, batch } = run;
-  const topic = benchTopicName('bench-tput');
-  await clients[0]!.createTopic(topic, params.partitions);
+  const topic = await createTopic(run, params.partitions);
   if (warmupRecords <= 0) return { topic, records: 0 };
   run.progress('warming up');
   const window = {
@@ -201,24 +199,45 @@ async function warmUp(run: PhaseRun, warmupRecords: number): Promise<{ topic: st
   return { topic, records: warm.records };
 }
 
-function scaling(main: PhaseFigures, vs: PhaseFigures, partitions: number): ThroughputReport['partitionScaling'] {
-  return { partitions, produce: vs, ratio: vs.recordsPerSec > 0 ? main.recordsPerSec / vs.recordsPerSec : 0 };
+/**
+ * The timed produce phase, into a topic of its own: by record count or for a duration, open-loop with a rate; with
+ * --vs-partitions, it and the phase into that many partitions as interleaved rounds (partition-scaling.ts).
+ */
+async function measureProducePhases(
+  run: PhaseRun,
+): Promise<{ produce: scaling.ProduceTiming; scaled?: scaling.ScalingRounds }> {
+  const { params } = run;
+  const main = params.partitions;
+  if (params.vsPartitions === null) {
+    return { produce: await produceRound(run, await createTopic(run, main), main, params, new LatencyRecorder()) };
+  }
+  const into: scaling.ProduceInto = (...args) => produceRound(run, ...args);
+  const scaled = await scaling.measureScaling((n) => createTopic(run, n), into, [main, params.vsPartitions], params);
+  await run.clients[0]!.deleteTopic(scaled.vs.topic).catch(() => undefined);
+  return { produce: scaled.main, scaled };
 }
 
-type ProduceTiming = PhaseTiming & { topic: string; sent: { records: number; batches: number } };
-
-/** The timed produce phase, into a topic of its own: by record count or for a duration, open-loop with a rate. */
-async function measureProduce(run: PhaseRun, partitions: number): Promise<ProduceTiming> {
-  const { target, clients, params, batch } = run;
-  const { records, durationMs, batchSize, ratePerSec } = params;
+async function createTopic(run: PhaseRun, partitions: number): Promise<string> {
   const topic = benchTopicName('bench-tput');
-  await clients[0]!.createTopic(topic, partitions);
+  await run.clients[0]!.createTopic(topic, partitions);
+  return topic;
+}
+
+/** Produces `records` (or for `durationMs`) into an existing topic, timed. */
+async function produceRound(
+  run: PhaseRun,
+  topic: string,
+  partitions: number,
+  { records, durationMs }: scaling.RoundShare,
+  latency: LatencyRecorder,
+): Promise<scaling.ProduceTiming> {
+  const { target, clients, params, batch } = run;
+  const { batchSize, ratePerSec } = params;
   const totalBatches = records === null ? undefined : Math.ceil(records / batchSize);
   const lastBatchSize = records === null ? batchSize : records - (totalBatches! - 1) * batchSize;
   const intervalMs = ratePerSec === null ? undefined : (batchSize * 1000) / ratePerSec;
   const into = `into ${partitions} partitions`;
   run.progress(records === null ? `producing for ${durationMs} ms ${into}` : `producing ${records} records ${into}`);
-  const latency = new LatencyRecorder();
   const before = await meter(target, true);
   const cpu = process.cpuUsage();
   const started = performance.now();

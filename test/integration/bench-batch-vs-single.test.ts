@@ -39,6 +39,12 @@ describe('batch-vs-single on the embedded broker', () => {
     });
     expect(report.targets.p99OverFsyncP99.measured).toBe(report.single.latencyMs.p99 / report.floors.fsyncMs.p99);
     expect(report.targets.batchMedianMs).toMatchObject({ target: 1, measured: report.batch.wallMs.median });
+    // The batch floor: the batch's 4 partition fsyncs at once, each of a quarter of its stored bytes (137 B a record).
+    const batchFloor = report.floors.batch!;
+    expect(batchFloor).toMatchObject({ files: 4, bytesPerFile: (40 * 137) / 4 });
+    expect(batchFloor.fsyncMs.count).toBe(100);
+    expect(batchFloor.ms).toBeCloseTo(report.floors.rttMs.p50 + batchFloor.fsyncMs.p50, 9);
+    expect(report.batchOverFloor).toBeCloseTo(report.batch.wallMs.median / batchFloor.ms, 9);
     expect(report.single.fsyncs).toEqual([40]);
     expect(report.batch.fsyncs).toEqual([touched]);
     expect(touched).toBe(4);
@@ -121,16 +127,20 @@ describe('throughput on the embedded broker', () => {
     expect(report.partitionScaling).toBeNull();
   }, 60_000);
 
-  it('--vs-partitions: a second produce phase into that many partitions, and the ratio of the two rates', async () => {
-    const report = await runThroughput({ records: 2000, batchSize: 500, partitions: 2, vsPartitions: 1 });
+  it('--vs-partitions: a second produce phase into that many partitions, interleaved in rounds, and the ratio', async () => {
+    const report = await runThroughput({ records: 2500, batchSize: 500, partitions: 2, vsPartitions: 1 });
     const vs = report.partitionScaling!;
     expect(report.params).toMatchObject({ partitions: 2, vsPartitions: 1 });
     expect(vs.partitions).toBe(1);
-    expect(vs.produce).toMatchObject({ records: 2000, requests: 4 });
+    // Five rounds of 500 records each side: one batch per round.
+    expect(vs.produce).toMatchObject({ records: 2500, requests: 5 });
+    expect(report.produce).toMatchObject({ records: 2500, requests: 5 });
     // One partition: every batch one fsync, unless group commit merged two (one in flight: it cannot).
-    expect(vs.produce.fsyncs).toBe(4);
-    expect(vs.ratio).toBe(report.produce.recordsPerSec / vs.produce.recordsPerSec);
-    expect(report.fetch.records).toBe(2000);
+    expect(vs.produce.fsyncs).toBe(5);
+    expect(vs.rounds).toHaveLength(5);
+    const sorted = [...vs.rounds].sort((a, b) => a - b);
+    expect(vs.ratio).toBe(sorted[2]);
+    expect(report.fetch.records).toBe(2500);
   }, 60_000);
 
   it('--restart-before-fetch with pipelined FETCHes reads every record from a restarted broker', async () => {

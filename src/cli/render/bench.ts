@@ -71,7 +71,14 @@ export function batchVsSingleSummary(report: BatchVsSingleReport): string {
 export function floorsSummary(report: BatchVsSingleReport): string {
   const f = report.floors;
   const ms = (n: number): string => `${n.toFixed(3)} ms`;
-  return `floors: loopback round trip p50 ${ms(f.rttMs.p50)} (p99 ${ms(f.rttMs.p99)}), fsync p50 ${ms(f.fsyncMs.p50)} (p99 ${ms(f.fsyncMs.p99)}), sum ${ms(f.perRecordMs)} per record; single mode ${report.singleOverFloor.toFixed(2)}x the floor, per-record p99 ${report.p99OverFsyncP99.toFixed(1)}x the fsync p99`;
+  return `floors: loopback round trip p50 ${ms(f.rttMs.p50)} (p99 ${ms(f.rttMs.p99)}), fsync p50 ${ms(f.fsyncMs.p50)} (p99 ${ms(f.fsyncMs.p99)}), sum ${ms(f.perRecordMs)} per record; single mode ${report.singleOverFloor.toFixed(2)}x the floor, per-record p99 ${report.p99OverFsyncP99.toFixed(1)}x the fsync p99${batchFloor(report)}`;
+}
+
+/** The batch floor's clause: the batch's partition fsyncs at once, plus a round trip, and batch mode against it. */
+function batchFloor(report: BatchVsSingleReport): string {
+  const b = report.floors.batch;
+  if (!b || report.batchOverFloor === null) return '';
+  return `; batch floor ${b.ms.toFixed(3)} ms (round trip + ${b.files} fsyncs at once of ${b.bytesPerFile} B each, p50 ${b.fsyncMs.p50.toFixed(3)} ms), batch mode ${report.batchOverFloor.toFixed(2)}x it`;
 }
 
 const csvCell = (v: string | number | null): string =>
@@ -181,10 +188,16 @@ export function throughputNotes(report: ThroughputReport): string[] {
   const vs = report.partitionScaling;
   if (vs) {
     lines.push(
-      `${report.params.partitions} partitions: ${vs.ratio.toFixed(2)}x the records/s of ${vs.partitions} partitions`,
+      `${report.params.partitions} partitions: ${vs.ratio.toFixed(2)}x the records/s of ${vs.partitions} partitions${roundsNote(vs.rounds)}`,
     );
   }
   return lines;
+}
+
+/** The spread behind a --vs-partitions ratio: how many interleaved rounds it is the median of, lowest to highest. */
+function roundsNote(rounds: readonly number[]): string {
+  if (rounds.length < 2) return '';
+  return ` (median of ${rounds.length} interleaved rounds, ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)}x)`;
 }
 
 export function phaseColumns(): Column<PhaseRow>[] {

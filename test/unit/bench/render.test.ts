@@ -48,9 +48,11 @@ const report: BatchVsSingleReport = {
     rttMs: { ...lat, p50: 0.03, p99: 0.05 },
     fsyncMs: { ...lat, p50: 0.5, p99: 1 },
     perRecordMs: 0.53,
+    batch: { files: 4, bytesPerFile: 13_700, fsyncMs: { ...lat, p50: 1.2, p99: 3 }, ms: 1.23 },
   },
   singleOverFloor: 1.8867,
   p99OverFsyncP99: 1.5,
+  batchOverFloor: 3.252,
   targets: {
     batchMedianMs: { target: 1, measured: 4, met: false },
     floorRatio: { target: 1.3, measured: 1.8867, met: false },
@@ -61,7 +63,7 @@ const report: BatchVsSingleReport = {
 describe('batch-vs-single rendering', () => {
   it('the floors line: both floors, their sum and single mode against them', () => {
     expect(floorsSummary(report)).toBe(
-      'floors: loopback round trip p50 0.030 ms (p99 0.050 ms), fsync p50 0.500 ms (p99 1.000 ms), sum 0.530 ms per record; single mode 1.89x the floor, per-record p99 1.5x the fsync p99',
+      'floors: loopback round trip p50 0.030 ms (p99 0.050 ms), fsync p50 0.500 ms (p99 1.000 ms), sum 0.530 ms per record; single mode 1.89x the floor, per-record p99 1.5x the fsync p99; batch floor 1.230 ms (round trip + 4 fsyncs at once of 13700 B each, p50 1.200 ms), batch mode 3.25x it',
     );
   });
 
@@ -187,9 +189,18 @@ describe('throughput rendering', () => {
     const scaled = {
       ...t,
       params: { ...t.params, partitions: 64, vsPartitions: 4 },
-      partitionScaling: { partitions: 4, produce: { ...t.produce, recordsPerSec: 1_000_000 }, ratio: 0.5 },
+      partitionScaling: {
+        partitions: 4,
+        produce: { ...t.produce, recordsPerSec: 1_000_000 },
+        ratio: 0.5,
+        rounds: [0.5],
+      },
     };
     expect(throughputNotes(scaled)[1]).toBe('64 partitions: 0.50x the records/s of 4 partitions');
+    const rounds = { ...scaled, partitionScaling: { ...scaled.partitionScaling, rounds: [0.41, 0.5, 0.66] } };
+    expect(throughputNotes(rounds)[1]).toBe(
+      '64 partitions: 0.50x the records/s of 4 partitions (median of 3 interleaved rounds, 0.41–0.66x)',
+    );
     expect(phaseRows(scaled).map((r) => [r.phase, r.recordsPerSec])).toEqual([
       ['produce', 500_000],
       ['fetch', 500_000],
