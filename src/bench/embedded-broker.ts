@@ -169,6 +169,14 @@ export class EmbeddedBroker implements AsyncDisposable {
   }
 }
 
+/**
+ * Node flags for the child from CRATER_BENCH_BROKER_NODE_ARGS (space-separated), for what NODE_OPTIONS refuses:
+ * `CRATER_BENCH_BROKER_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' crater bench throughput` profiles the broker.
+ */
+function envExecArgv(): string[] {
+  return (process.env.CRATER_BENCH_BROKER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+}
+
 /** Forks the child over `dataDir` and waits until it listens (or kills it). */
 async function spawnChild(
   dataDir: string,
@@ -177,7 +185,7 @@ async function spawnChild(
   const forkedAt = performance.now();
   const childOptions: ChildBrokerOptions = { dataDir, acks: options.acks ?? 'leader' };
   const child = fork(childEntryPath(), [JSON.stringify(childOptions)], {
-    execArgv: [...(options.execArgv ?? [])],
+    execArgv: [...(options.execArgv ?? envExecArgv())],
     // A batch over 64 partitions starts 64 fsyncs at once; libuv's default 4 threads would run them 4 at a time.
     env: { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? String(FSYNC_THREADS) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
