@@ -24,7 +24,14 @@ import { fsyncDirSync } from './file-io.js';
 import type { GroupCommitterOptions } from './group-committer.js';
 import { type SegmentedLogFaults, asStorageError, grownScratch, injectedLimit } from './append-support.js';
 import { withBigintOffsets } from './append-support.js';
-import type { AppendResult, LogRecord, PartitionLog, RawReadLimits, ReadLimits, RecordToStore } from './partition-log.js';
+import type {
+  AppendResult,
+  LogRecord,
+  PartitionLog,
+  RawReadLimits,
+  ReadLimits,
+  RecordToStore,
+} from './partition-log.js';
 import type { SourceAppendResult } from './partition-log.js';
 import { type RecordSource, StoredRecordsSource } from './record-source.js';
 import { type RecoveryReport, loadSegments, writeCleanShutdownMarker } from './recovery.js';
