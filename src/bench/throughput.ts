@@ -36,9 +36,9 @@ export interface ThroughputOptions extends TargetOptions {
   /** Restart the embedded broker between the phases, so the fetch reads a log this process did not write. */
   restartBeforeFetch?: boolean;
   /**
-   * How the client decodes a FETCH reply: 'table' (default) as a FetchTable, the positions of every record in the
-   * reply (what `crater consume` reads, and all the checks of the decoder), or 'records' as a FetchedRecord per
-   * record (the library's default `fetch` result). A backend with no table (Kafka) gives records either way.
+   * How the client decodes a FETCH reply: 'records' (default) as a FetchedRecord per record (the library's default
+   * `fetch` result), or 'table' as a FetchTable, the positions of every record in the reply (what `crater consume`
+   * reads, with all the checks of the decoder). A backend with no table (Kafka) gives records either way.
    */
   fetchDecode?: FetchDecode;
   valueSize?: number;
@@ -93,7 +93,7 @@ export const ThroughputDefaults = {
   connections: 1,
   fetchSize: 1000,
   fetchInFlight: 1,
-  fetchDecode: 'table',
+  fetchDecode: 'records',
   valueSize: 100,
   partitions: 4,
   codec: 'none',

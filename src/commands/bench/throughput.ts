@@ -46,9 +46,9 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     }),
     'fetch-decode': Flags.string({
       description:
-        'How the client decodes FETCH replies: table (positions per record, as crater consume) or records (an object each).',
-      options: ['table', 'records'],
-      default: 'table',
+        'How the client decodes FETCH replies: records (an object each) or table (positions per record, as crater consume).',
+      options: ['records', 'table'],
+      default: 'records',
     }),
     'vs-partitions': Flags.integer({
       description:
