@@ -36,6 +36,12 @@ export interface ThroughputOptions extends TargetOptions {
   fetchInFlight?: number;
   /** Restart the embedded broker between the phases, so the fetch reads a log this process did not write. */
   restartBeforeFetch?: boolean;
+  /**
+   * How the client decodes a FETCH reply: 'records' (default) as a FetchedRecord per record (the library's default
+   * `fetch` result), or 'table' as a FetchTable, the positions of every record in the reply (what `crater consume`
+   * reads, with all the checks of the decoder). A backend with no table (Kafka) gives records either way.
+   */
+  fetchDecode?: FetchDecode;
   valueSize?: number;
   partitions?: number;
   codec?: BenchCodec;
@@ -65,6 +71,7 @@ export interface ThroughputReport {
     fetchSize: number;
     fetchInFlight: number;
     restartBeforeFetch: boolean;
+    fetchDecode: FetchDecode;
     valueSize: number;
     keySize: number;
     partitions: number;
@@ -78,6 +85,8 @@ export interface ThroughputReport {
   partitionScaling: { partitions: number; produce: PhaseFigures; ratio: number; rounds: number[] } | null;
 }
 
+export type FetchDecode = 'table' | 'records';
+
 export const ThroughputDefaults = {
   records: 100_000,
   batchSize: 1000,
@@ -85,6 +94,7 @@ export const ThroughputDefaults = {
   connections: 1,
   fetchSize: 1000,
   fetchInFlight: 1,
+  fetchDecode: 'records',
   valueSize: 100,
   partitions: 4,
   codec: 'none',
@@ -113,6 +123,7 @@ function throughputParams(options: ThroughputOptions): ThroughputParams {
     fetchSize: positiveInt('fetch size', options.fetchSize ?? ThroughputDefaults.fetchSize, 0xffff_ffff),
     fetchInFlight: positiveInt('fetch in-flight', options.fetchInFlight ?? ThroughputDefaults.fetchInFlight, 64),
     restartBeforeFetch: options.restartBeforeFetch ?? false,
+    fetchDecode: options.fetchDecode ?? ThroughputDefaults.fetchDecode,
     // A value is a wire string, capped at 64 KiB (wire.md §2.2); larger batches are split into frames under 1 MiB.
     valueSize: positiveInt('value size', options.valueSize ?? ThroughputDefaults.valueSize, Caps.default),
     keySize: KEY_BYTES,
@@ -353,7 +364,7 @@ async function fetchAll(
   target: BenchTarget,
   topic: string,
   expected: number,
-  params: Pick<ThroughputParams, 'fetchSize' | 'fetchInFlight'>,
+  params: Pick<ThroughputParams, 'fetchSize' | 'fetchInFlight' | 'fetchDecode'>,
   latency: LatencyRecorder,
 ): Promise<{ records: number; requests: number; ms: number }> {
   const client = await target.connect();
@@ -363,14 +374,16 @@ async function fetchAll(
     let records = 0;
     let requests = 0;
     let empty = 0;
+    const options = { maxRecords: params.fetchSize, table: params.fetchDecode === 'table' };
     const loop = async (): Promise<void> => {
       while (records < expected) {
         const t0 = performance.now();
-        const result = await client.fetch(topic, group, { maxRecords: params.fetchSize });
+        const result = await client.fetch(topic, group, options);
         latency.record(performance.now() - t0);
         requests++;
-        records += result.records.length;
-        if (result.records.length === 0 && ++empty > 50 * params.fetchInFlight)
+        const got = result.table ? result.table.length : result.records.length;
+        records += got;
+        if (got === 0 && ++empty > 50 * params.fetchInFlight)
           throw new Error(`fetch stalled at ${records} of ${expected} records`);
       }
     };

@@ -55,7 +55,7 @@ export interface PartitionLog {
    * Optional fast path of `read` for the FETCH encoder: the plain records from `offset` (a record start below
    * 2^53) as one run of verified on-disk bytes; undefined wherever `read` must be asked instead.
    */
-  readRaw?(offset: number, limits: ReadLimits): RawRun | undefined;
+  readRaw?(offset: number, limits: RawReadLimits): RawRun | undefined;
   /** The first record with timestamp ≥ `timestampMs`; `found: false` with the LEO when there is none. */
   offsetForTimestamp(timestampMs: bigint): { offset: bigint; found: boolean };
   /** fsync, checkpoint, clean-shutdown marker, close every file handle. */
@@ -75,6 +75,21 @@ export interface SourceAppendResult {
 export interface ReadLimits {
   maxRecords: number;
   maxBytes?: number;
+}
+
+/**
+ * A buffer raw reads fill from `used` on instead of allocating one per read, while it has room (a poll resets
+ * `used`; a run read into it is valid only until then). `demand` sums what reads wanted since the last reset, so the
+ * owner can size the next one's buffer.
+ */
+export interface ReadScratch {
+  buf: Buffer;
+  used: number;
+  demand: number;
+}
+
+export interface RawReadLimits extends ReadLimits {
+  scratch?: ReadScratch | undefined;
 }
 
 export interface LogRecord extends StoredRecord {

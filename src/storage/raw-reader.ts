@@ -11,7 +11,7 @@
  */
 import { crc32Range } from '../protocol/crc32.js';
 import { u32At } from '../protocol/raw-ints.js';
-import type { RawRun, ReadLimits } from './partition-log.js';
+import type { RawReadLimits, RawRun, ReadScratch } from './partition-log.js';
 import { BASE_HEADER_BYTES, LENGTH_PREFIX_BYTES, MIN_RECORD_BODY } from './record.js';
 import { DEFAULT_READ_MAX_BYTES, segmentIndexFor } from './segment-reader.js';
 import type { Segment } from './segment.js';
@@ -27,9 +27,10 @@ const MIN_READ_BYTES = 4096;
 /**
  * Plain records from global offset `start` (a record start in [logStart, LEO), or a segment's end), at most
  * `maxRecords`, and within `maxBytes` of disk bytes unless the first record alone is larger; undefined when the
- * record at `start` is not one this reader takes.
+ * record at `start` is not one this reader takes. With `limits.scratch` the bytes are read into its free room when
+ * they fit there (the run then views the scratch), else into a buffer of their own.
  */
-export function readRawRun(segments: readonly Segment[], start: number, limits: ReadLimits): RawRun | undefined {
+export function readRawRun(segments: readonly Segment[], start: number, limits: RawReadLimits): RawRun | undefined {
   let segIdx = segmentIndexFor(segments, start);
   let pos = start;
   while (segIdx >= 0 && segIdx < segments.length && pos - segments[segIdx]!.base >= segments[segIdx]!.size) {
@@ -43,47 +44,72 @@ export function readRawRun(segments: readonly Segment[], start: number, limits: 
   const mean = seg.recordBytesHint > 0 ? seg.recordBytesHint : BYTES_PER_RECORD_GUESS;
   const guess = Math.max(MIN_READ_BYTES, limits.maxRecords * (mean + (mean >>> 3)));
   let want = Math.min(seg.size - inSeg, Math.max(Math.min(maxBytes, guess), LENGTH_PREFIX_BYTES));
-  let buf = Buffer.allocUnsafe(want);
-  let got = seg.read(buf, 0, want, inSeg);
-  const first = firstRecordSize(buf, got);
-  if (first > got && first <= seg.size - inSeg) {
+  let read = readInto(seg, inSeg, want, limits.scratch);
+  const first = firstRecordSize(read.buf, read.at, read.got);
+  if (first > read.got && first <= seg.size - inSeg) {
     // The first record alone is larger than the guess: read it (and what follows in the budget) whole.
     want = Math.min(seg.size - inSeg, Math.max(first, Math.min(maxBytes, want)));
-    buf = Buffer.allocUnsafe(want);
-    got = seg.read(buf, 0, want, inSeg);
+    read = readInto(seg, inSeg, want, limits.scratch);
   }
+  const { buf, at } = read;
   const verified = seg.verifiedEnd - inSeg;
-  const { end, count } = scanPlain(buf, got, verified, limits.maxRecords, maxBytes);
+  const { end, count } = scanPlain(buf, at, read.got, verified, limits.maxRecords, maxBytes);
   if (count === 0) return undefined;
+  if (limits.scratch && buf === limits.scratch.buf) limits.scratch.used = at + end;
   seg.recordBytesHint = Math.ceil(end / count);
   if (verified >= 0 && end > verified) seg.verifiedEnd = inSeg + end;
-  return { buf, start: 0, end, count, offset: pos };
+  return { buf, start: at, end: at + end, count, offset: pos };
 }
 
-/** The size the length prefix at `buf[0]` claims (prefix included), or 0 when it cannot be read or is absurd. */
-function firstRecordSize(buf: Buffer, got: number): number {
-  if (got < LENGTH_PREFIX_BYTES || buf[0] !== 0 || buf[1] !== 0 || buf[2] !== 0 || buf[3] !== 0) return 0;
-  return LENGTH_PREFIX_BYTES + u32At(buf, 4);
+/** `want` bytes from segment position `inSeg`: into the scratch's free room when they fit, else a buffer of their own. */
+function readInto(
+  seg: Segment,
+  inSeg: number,
+  want: number,
+  scratch: ReadScratch | undefined,
+): { buf: Buffer; at: number; got: number } {
+  let buf: Buffer;
+  let at = 0;
+  if (scratch) scratch.demand += want;
+  if (scratch && scratch.buf.length - scratch.used >= want) {
+    buf = scratch.buf;
+    at = scratch.used;
+  } else {
+    buf = Buffer.allocUnsafe(want);
+  }
+  return { buf, at, got: seg.read(buf, at, want, inSeg) };
+}
+
+/** The size the length prefix at `buf[at]` claims (prefix included), or 0 when it cannot be read or is absurd. */
+function firstRecordSize(buf: Buffer, at: number, got: number): number {
+  if (got < LENGTH_PREFIX_BYTES || buf[at] !== 0 || buf[at + 1] !== 0 || buf[at + 2] !== 0 || buf[at + 3] !== 0)
+    return 0;
+  return LENGTH_PREFIX_BYTES + u32At(buf, at + 4);
 }
 
 /**
- * The plain records from `buf[0]` that pass every check: a record cut by `got`, one with other attrs or one failing a
- * check ends the scan, as do `maxRecords` and the disk-byte budget (at least one record when the first passes).
+ * The plain records from `buf[at]` that pass every check: a record cut by `got` (bytes from `at`), one with other
+ * attrs or one failing a check ends the scan, as do `maxRecords` and the disk-byte budget (at least one record when
+ * the first passes). `end` is relative to `at`, as `verified` is.
  */
 function scanPlain(
   buf: Buffer,
+  at: number,
   got: number,
   verified: number,
   maxRecords: number,
   maxBytes: number,
 ): { end: number; count: number } {
-  let p = 0;
+  let p = at;
   let count = 0;
-  while (count < maxRecords && got - p >= LENGTH_PREFIX_BYTES + MIN_RECORD_BODY) {
+  const limit = at + got;
+  verified += at;
+  maxBytes += at;
+  while (count < maxRecords && limit - p >= LENGTH_PREFIX_BYTES + MIN_RECORD_BODY) {
     if (buf[p] !== 0 || buf[p + 1] !== 0 || buf[p + 2] !== 0 || buf[p + 3] !== 0) break;
     const bodyLen = u32At(buf, p + 4);
     const h = p + LENGTH_PREFIX_BYTES;
-    if (bodyLen < MIN_RECORD_BODY || bodyLen > got - h || buf[h] !== 0) break;
+    if (bodyLen < MIN_RECORD_BODY || bodyLen > limit - h || buf[h] !== 0) break;
     if (crc32Range(buf, h, h + BASE_HEADER_BYTES) !== u32At(buf, h + BASE_HEADER_BYTES)) break;
     const payloadStart = h + BASE_HEADER_BYTES + 4;
     const payloadEnd = h + bodyLen - 4;
@@ -94,5 +120,5 @@ function scanPlain(
     p += size;
     count++;
   }
-  return { end: p, count };
+  return { end: p - at, count };
 }

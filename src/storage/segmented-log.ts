@@ -24,7 +24,14 @@ import { fsyncDirSync } from './file-io.js';
 import type { GroupCommitterOptions } from './group-committer.js';
 import { type SegmentedLogFaults, asStorageError, grownScratch, injectedLimit } from './append-support.js';
 import { withBigintOffsets } from './append-support.js';
-import type { AppendResult, LogRecord, PartitionLog, ReadLimits, RecordToStore } from './partition-log.js';
+import type {
+  AppendResult,
+  LogRecord,
+  PartitionLog,
+  RawReadLimits,
+  ReadLimits,
+  RecordToStore,
+} from './partition-log.js';
 import type { SourceAppendResult } from './partition-log.js';
 import { type RecordSource, StoredRecordsSource } from './record-source.js';
 import { type RecoveryReport, loadSegments, writeCleanShutdownMarker } from './recovery.js';
@@ -277,7 +284,7 @@ export class SegmentedLog implements PartitionLog {
   }
 
   /** A run of plain records from `offset` for the FETCH encoder (raw-reader.ts); undefined where `read` must go. */
-  readRaw(offset: number, limits: ReadLimits): RawRun | undefined {
+  readRaw(offset: number, limits: RawReadLimits): RawRun | undefined {
     if (this.closed || offset >= this.active.end) return undefined;
     return readRawRun(this.segments, Math.max(offset, this.segments[0]!.base), limits);
   }

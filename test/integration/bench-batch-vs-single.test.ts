@@ -150,8 +150,9 @@ describe('throughput on the embedded broker', () => {
       fetchSize: 400,
       fetchInFlight: 3,
       restartBeforeFetch: true,
+      fetchDecode: 'table',
     });
-    expect(report.params).toMatchObject({ fetchInFlight: 3, restartBeforeFetch: true });
+    expect(report.params).toMatchObject({ fetchInFlight: 3, restartBeforeFetch: true, fetchDecode: 'table' });
     expect(report.fetch.records).toBe(3000);
     expect(report.fetch.requests).toBeGreaterThanOrEqual(Math.ceil(3000 / 400));
     // The restarted broker has fsynced nothing since it started, and served the fetch without writing records.

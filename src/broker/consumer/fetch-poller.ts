@@ -10,7 +10,7 @@ import { CodecError, decompressValue } from '../../protocol/compression.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { headersSize } from '../../protocol/headers.js';
 import { u32At } from '../../protocol/raw-ints.js';
-import type { LogRecord, PartitionLog } from '../../storage/partition-log.js';
+import type { LogRecord, PartitionLog, ReadScratch } from '../../storage/partition-log.js';
 import { PLAIN_RECORD_OVERHEAD, type RawRun } from '../../storage/raw-reader.js';
 import { LENGTH_PREFIX_BYTES, RecordAttr } from '../../storage/record.js';
 import { HandlerError } from '../handler.js';
@@ -54,6 +54,11 @@ export interface PollOptions {
    * as without, for an encoder that copies them straight into the reply.
    */
   raw?: boolean;
+  /**
+   * With `raw`: the buffer raw reads fill instead of allocating one each. The poll starts it over (so the runs of the
+   * previous poll that used it are gone: encode them before polling again) and sizes it to what the last poll read.
+   */
+  scratch?: ReadScratch | undefined;
 }
 
 export interface PollResult {
@@ -78,14 +83,27 @@ export function perPartitionAllowance(maxRecords: number, partitionCount: number
   return Math.max(1, Math.ceil(maxRecords / partitionCount));
 }
 
+/** The largest scratch a poll keeps: its byte budget's default and a record over it. */
+const MAX_SCRATCH_BYTES = 2 * DEFAULT_POLL_BYTES;
+
 export function poll(targets: readonly PollTarget[], opts: PollOptions): PollResult {
   const result: PollResult = { partitions: [], total: 0, bytes: 0 };
+  if (opts.scratch) resetScratch(opts.scratch);
   for (const target of targets) {
     if (result.total >= opts.maxRecords || result.bytes >= opts.maxBytes) break;
     const stop = pollPartition(target, opts, result);
     if (stop) break;
   }
   return result;
+}
+
+/** Empties the scratch, first growing it to what the previous poll wanted of it (within MAX_SCRATCH_BYTES). */
+function resetScratch(s: ReadScratch): void {
+  if (s.demand > s.buf.length && s.buf.length < MAX_SCRATCH_BYTES) {
+    s.buf = Buffer.allocUnsafeSlow(Math.min(MAX_SCRATCH_BYTES, s.demand + (s.demand >>> 3)));
+  }
+  s.used = 0;
+  s.demand = 0;
 }
 
 /** One partition's progress within a poll. */
@@ -211,6 +229,7 @@ function readRawRuns(pp: PartitionPoll, log: PartitionLog, opts: PollOptions, re
       run = log.readRaw!(cursor, {
         maxRecords: opts.allowance - pp.rawCount,
         maxBytes: Math.max(1, opts.maxBytes - result.bytes),
+        scratch: opts.scratch,
       });
     } catch {
       run = undefined; // the record path reads here again and reports the failure as a read does

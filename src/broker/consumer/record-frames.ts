@@ -26,6 +26,8 @@ export interface RecordFrameOptions {
   headers: boolean;
   /** Append an OK frame with the same correl (pull replies). */
   withOk: boolean;
+  /** Where the reply's buffer comes from (default Buffer.allocUnsafe): a ReplyPool's `take`. */
+  alloc?: ((size: number) => Buffer) | undefined;
 }
 
 export function encodeRecordFrames(
@@ -50,7 +52,7 @@ export function encodeRecordFrames(
   }
   let size = opts.withOk ? FRAME_OVERHEAD : 0;
   if (count > 0) size += opts.batched ? FRAME_OVERHEAD + 4 + entries : count * FRAME_OVERHEAD + entries;
-  const buf = Buffer.allocUnsafe(size);
+  const buf = opts.alloc ? opts.alloc(size) : Buffer.allocUnsafe(size);
   let pos = 0;
   if (count > 0 && opts.batched) {
     const start = pos;

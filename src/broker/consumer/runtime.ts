@@ -18,10 +18,12 @@ import { GroupCoordinator } from './group-coordinator.js';
 import { NackTracker } from './nack-tracker.js';
 import { CONSUMER_OFFSETS_TOPIC, OffsetStore } from './offset-store.js';
 import { PushLoop } from './push-loop.js';
+import { ReplyPool } from './reply-pool.js';
 import type { PushSource } from './push-source.js';
 import { type ConsumeMode, type ConsumerSession, bindConsumer, fixConsumer, sessionOf, subscribe } from './session.js';
 import { highWatermark, minOffset } from '../read-ceiling.js';
 import type { ConsumerRuntimeOptions } from '../subsystem-options.js';
+import type { ReadScratch } from '../../storage/partition-log.js';
 
 export type { ConsumerRuntimeOptions };
 
@@ -52,6 +54,10 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
   readonly groups: GroupCoordinator;
   readonly cursors = new CursorTable();
   readonly nacks = new NackTracker();
+  /** FETCH reply buffers, reused once sent (handlers/fetch.ts). */
+  readonly replyPool = new ReplyPool();
+  /** What pollFor's raw reads fill (PollOptions.scratch). */
+  private readonly readScratch: ReadScratch = { buf: Buffer.alloc(0), used: 0, demand: 0 };
   private store: OffsetStore | undefined;
   private reaper: NodeJS.Timeout | undefined;
   private readonly pushLoops = new Set<PushLoop>();
@@ -223,6 +229,7 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
     return targets;
   }
 
+  /** One poll for the connection. Its raw runs view a scratch the next pollFor reuses: encode them before then. */
   pollFor(conn: ConnectionHandle, s: ConsumerSession, maxRecords: number): PollResult {
     const targets = this.targets(conn, s);
     return poll(targets, {
@@ -231,6 +238,7 @@ export class ConsumerService implements ConsumerRuntime, PushSource {
       maxBytes: this.replyBytes(),
       framed: true,
       raw: true,
+      scratch: this.readScratch,
     });
   }
 

@@ -60,6 +60,7 @@ function serve(rt: ConsumerService, conn: ConnectionHandle, s: ConsumerSession, 
     batched,
     headers: batched && (flags & FetchFlag.HEADERS) !== 0,
     withOk: true,
+    alloc: rt.replyPool.take,
   });
   conn.sendRaw(frames);
   // A connection over its send budget is closed by sendRaw: those records never left, so the cursors stay.
@@ -67,5 +68,11 @@ function serve(rt: ConsumerService, conn: ConnectionHandle, s: ConsumerSession, 
   if (conn.closed || result.partitions.length === 0) return;
   const parts = result.partitions;
   rt.advance(req.group, parts);
-  rt.commitOnDelivery(req.group, parts, conn.flushed());
+  const delivered = conn.flushed();
+  // The socket took every byte of the reply: its buffer can carry the next one (reply-pool.ts).
+  delivered.then(
+    () => rt.replyPool.give(frames),
+    () => undefined,
+  );
+  rt.commitOnDelivery(req.group, parts, delivered);
 }

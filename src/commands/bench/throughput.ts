@@ -44,6 +44,12 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
     'restart-before-fetch': Flags.boolean({
       description: 'Restart the embedded broker between produce and fetch (the fetch reads a log it did not write).',
     }),
+    'fetch-decode': Flags.string({
+      description:
+        'How the client decodes FETCH replies: records (an object each) or table (positions per record, as crater consume).',
+      options: ['records', 'table'],
+      default: 'records',
+    }),
     'vs-partitions': Flags.integer({
       description:
         'Also produce into a topic with this many partitions and report the records/s ratio (partitionScaling).',
@@ -75,6 +81,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE'])}`;
         fetchSize: flags['fetch-size'],
         fetchInFlight: flags['fetch-in-flight'],
         restartBeforeFetch: flags['restart-before-fetch'],
+        fetchDecode: flags['fetch-decode'] as 'table' | 'records',
         ratePerSec: flags.rate,
         vsPartitions: flags['vs-partitions'],
         codec: flags.codec as 'none' | 'gzip' | 'snappy',

@@ -151,6 +151,7 @@ describe('throughput rendering', () => {
         fetchSize: 1000,
         fetchInFlight: 1,
         restartBeforeFetch: false,
+        fetchDecode: 'table',
         valueSize: 100,
         keySize: 8,
         partitions: 4,

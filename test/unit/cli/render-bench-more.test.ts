@@ -82,6 +82,7 @@ describe('throughput rendering', () => {
       fetchSize: 500,
       fetchInFlight: 4,
       restartBeforeFetch: false,
+      fetchDecode: 'table',
       valueSize: 100,
       keySize: 8,
       partitions: 4,

@@ -14,7 +14,7 @@ import { decodePayload } from '../../../../src/protocol/message.js';
 import { RecordBatchReply } from '../../../../src/protocol/messages/fetch.js';
 import { Codec, Op } from '../../../../src/protocol/opcodes.js';
 import { CorruptDataError } from '../../../../src/errors.js';
-import type { RecordToStore } from '../../../../src/storage/partition-log.js';
+import type { ReadScratch, RecordToStore } from '../../../../src/storage/partition-log.js';
 import { RecordAttr, encodeControlValue } from '../../../../src/storage/record.js';
 import { SegmentedLog } from '../../../../src/storage/segmented-log.js';
 import { stem, useTempPartition } from '../../../helpers/temp-partition.js';
@@ -62,10 +62,18 @@ function targetsOf(logs: SegmentedLog[], cursors: bigint[], ceilings: bigint[], 
   }));
 }
 
-/** Both polls and every reply shape from each; returns how many records the raw poll took as runs. */
+/** One scratch for every poll of the file, so its reuse across polls of any size is what the replies go through. */
+const scratch: ReadScratch = { buf: Buffer.alloc(0), used: 0, demand: 0 };
+
+/**
+ * The record path's poll, the raw one, and the raw one reading into the shared scratch, with every reply shape from
+ * each; returns how many records the raw poll took as runs.
+ */
 function expectSameReplies(targets: () => PollTarget[], opts: PollOptions): number {
   const plain = poll(targets(), opts);
   const raw = poll(targets(), { ...opts, raw: true });
+  const scratched = poll(targets(), { ...opts, raw: true, scratch });
+  expect(scratched.partitions.map((p) => p.nextCursor)).toEqual(plain.partitions.map((p) => p.nextCursor));
   expect(raw.total).toBe(plain.total);
   expect(raw.bytes).toBe(plain.bytes);
   expect(raw.partitions.map((p) => p.nextCursor)).toEqual(plain.partitions.map((p) => p.nextCursor));
@@ -78,6 +86,10 @@ function expectSameReplies(targets: () => PollTarget[], opts: PollOptions): numb
     const want = encodeRecordFrames(correl, plain.partitions, shape);
     // Buffer#equals, not toEqual: a deep diff of replies this size takes seconds.
     expect(got.equals(want), `${JSON.stringify(shape)}: first difference at ${firstDifference(got, want)}`).toBe(true);
+    const viaScratch = encodeRecordFrames(correl, scratched.partitions, shape);
+    expect(viaScratch.equals(want), `scratch ${JSON.stringify(shape)}: at ${firstDifference(viaScratch, want)}`).toBe(
+      true,
+    );
   }
   return raw.partitions.reduce((n, p) => n + (p.runs ?? []).reduce((m, run) => m + run.count, 0), 0);
 }
@@ -123,6 +135,28 @@ describe('raw FETCH path', () => {
       for (const log of logs) await log.close();
     }
     expect(viaRuns).toBeGreaterThan(1000);
+  });
+
+  it('reads into the scratch from the second poll on, sized by what the first wanted, and starts it over each poll', async () => {
+    const log = await part.openLog({ create: true });
+    log.append(randomRecords(rng(3), 200, false));
+    const own: ReadScratch = { buf: Buffer.alloc(0), used: 0, demand: 0 };
+    const opts: PollOptions = { maxRecords: 100, allowance: 100, maxBytes: 1 << 20, framed: true, raw: true };
+    const first = poll(targetsOf([log], [0n], [log.logEndOffset]), { ...opts, scratch: own });
+    expect(first.partitions[0]!.runs![0]!.buf).not.toBe(own.buf);
+    expect(own.demand).toBeGreaterThan(0);
+    const next = first.partitions[0]!.nextCursor;
+    const second = poll(targetsOf([log], [next], [log.logEndOffset]), { ...opts, scratch: own });
+    const run = second.partitions[0]!.runs![0]!;
+    expect(run.buf).toBe(own.buf);
+    expect([run.start, own.used]).toEqual([0, run.end]);
+    expect(second.total).toBe(100);
+    const stored = log.read(next, { maxRecords: 100, maxBytes: 1 << 20 });
+    const frames = new FrameDecoder().push(
+      encodeRecordFrames(correl, second.partitions, { batched: true, headers: false, withOk: true }),
+    );
+    const decoded = decodePayload(RecordBatchReply, frames[0]!.payload).records;
+    expect(decoded.map((d) => [d.offset, d.key, d.value])).toEqual(stored.map((s) => [s.offset, s.key, s.value]));
   });
 
   it('serves a segment boundary inside one FETCH as one run per segment, the same bytes as the record path', async () => {
