@@ -21,13 +21,21 @@ export function versionLine(packageJsonPath: string | URL): string | undefined {
 /**
  * Writes to fd 1 directly: `process.stdout` is built on first use, and for a pipe that loads node:net and the stream
  * modules (~10 ms, more than the rest of this path). A non-blocking stdout that is full (EAGAIN) takes the stream.
+ * A reader that went away (EPIPE) ends it quietly with 0, as every command does; any other failure (a full disk) is
+ * one line on stderr and exit code 1 (I/O error), not a stack trace.
  */
 function writeLine(text: string): void {
+  const bytes = Buffer.from(text);
+  let done = 0;
   try {
-    writeSync(1, text);
+    while (done < bytes.length) done += writeSync(1, bytes, done);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-    process.stdout.write(text);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EAGAIN') process.stdout.write(bytes.subarray(done));
+    else if (code !== 'EPIPE') {
+      process.stderr.write(`crater: cannot write to stdout (${code ?? String(error)})\n`);
+      process.exitCode = 1;
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  * contracts (crater ships no command that exists only to fail). `npm test` builds first, so dist/ is current.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -63,6 +63,26 @@ describe('crater binary', () => {
     // Anything else still goes through oclif.
     const unknown = await crater(['-v']);
     expect(unknown.code).toBe(2);
+  });
+
+  it('--version into a closed pipe exits 0 quietly; into a full disk it says so on stderr and exits 1', async () => {
+    // The reader end is closed before node has started, so the child's one write meets EPIPE.
+    const child = spawn(process.execPath, [join(root, 'bin/run.js'), '--version'], {
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    const closed = await collect(child);
+    expect(closed).toMatchObject({ code: 0, stderr: '' });
+    const devFull = await open('/dev/full', 'w');
+    const full = await collect(
+      spawn(process.execPath, [join(root, 'bin/run.js'), '--version'], {
+        env: cleanEnv(),
+        stdio: ['ignore', devFull.fd, 'pipe'],
+      }),
+    ).finally(() => devFull.close());
+    expect(full.code).toBe(1);
+    expect(full.stderr).toBe('crater: cannot write to stdout (ENOSPC)\n');
   });
 
   it('--help lists the commands and topics', async () => {
