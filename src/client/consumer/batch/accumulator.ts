@@ -16,11 +16,6 @@ export class WorkerChannel<E> {
     return this.queue.length - this.head;
   }
 
-  push(records: readonly E[]): void {
-    for (const r of records) this.queue.push(r);
-    this.signal();
-  }
-
   /** Queues one record without waking the worker: notify() once the run is queued. */
   enqueue(record: E): void {
     this.queue.push(record);
