@@ -22,6 +22,7 @@ import type { EnvelopeEncoding } from './render/envelope.js';
 import { envelopeLines } from './render/envelope-lines.js';
 import { EnvelopeWriter } from './render/envelope-writer.js';
 import { DEFAULT_FORMAT, compileFormat } from './render/format-template.js';
+import { formatCount } from './render/format.js';
 import type { LineWriter } from './render/jsonl.js';
 import { formatRate } from './render/records.js';
 import { createSpinner, throttled, type Spinner } from './terminal.js';
@@ -80,7 +81,7 @@ function counted(output: Output, spinner: Spinner | undefined, topics: readonly 
   const started = performance.now();
   let n = 0;
   const redraw = throttled(() => {
-    spinner.text = `consuming ${topics.join(', ')}: ${n.toLocaleString('en-US')} records, ${formatRate(n, performance.now() - started)}`;
+    spinner.text = `consuming ${topics.join(', ')}: ${formatCount(n)} records, ${formatRate(n, performance.now() - started)}`;
   });
   const progress = (written: number): void => {
     n += written;
