@@ -17,7 +17,7 @@
  * rejects goes through the Reader again, so errors name the same field and offset either way.
  * Caps apply on decode; encoders write what they are given.
  */
-import { byteView } from '../byte-view.js';
+import { arrayBufferView } from '../byte-view.js';
 import { type RecordHeader, readHeaders, writeHeaders } from '../headers.js';
 import { Caps } from '../limits.js';
 import { type MessageCodec, defineMessage } from '../message.js';
@@ -170,7 +170,8 @@ function strictDecodeBatch(r: Reader, withHeaders: boolean): RecordBatch {
  * every length within its cap and the bytes left) on raw indices, with no Reader calls and no topic view per entry.
  * With `withHeaders` every record's header block must be empty (count 0; each record then gets its own empty list,
  * as the strict decoder gives). Returns undefined at the first failed check or non-empty header block and leaves the
- * batch to the strict decoder.
+ * batch to the strict decoder. Key and value views are made over the payload's ArrayBuffer, read once (its getter is a
+ * runtime call), and a timestamp equal to the previous record's reuses its bigint (a produce batch shares one).
  */
 function decodePlainBatch(b: Buffer, withHeaders: boolean): RecordBatch | undefined {
   const end = b.length;
@@ -183,6 +184,11 @@ function decodePlainBatch(b: Buffer, withHeaders: boolean): RecordBatch | undefi
   let topicStart = -1;
   let topicLen = -1;
   let topic = '';
+  const ab = b.buffer;
+  const base = b.byteOffset;
+  let tsHigh = -1;
+  let tsLow = -1;
+  let timestamp = 0n;
   for (let i = 0; i < n; i++) {
     if (end - p < 4) return undefined;
     const tLen = u32At(b, p);
@@ -197,17 +203,23 @@ function decodePlainBatch(b: Buffer, withHeaders: boolean): RecordBatch | undefi
     if (end - p < 24) return undefined;
     const partition = u32At(b, p);
     const offset = u64At(b, p + 4);
-    const timestamp = u64At(b, p + 12);
+    const high = u32At(b, p + 12);
+    const low = u32At(b, p + 16);
+    if (high !== tsHigh || low !== tsLow) {
+      timestamp = u64At(b, p + 12);
+      tsHigh = high;
+      tsLow = low;
+    }
     const kLen = u32At(b, p + 20);
     p += 24;
     if (kLen > cap || kLen > end - p) return undefined;
-    const key = byteView(b, p, p + kLen);
+    const key = arrayBufferView(ab, base + p, kLen);
     p += kLen;
     if (end - p < 4) return undefined;
     const vLen = u32At(b, p);
     p += 4;
     if (vLen > cap || vLen > end - p) return undefined;
-    const value = byteView(b, p, p + vLen);
+    const value = arrayBufferView(ab, base + p, vLen);
     p += vLen;
     if (!withHeaders) {
       records[i] = { topic, partition, offset, timestamp, key, value };

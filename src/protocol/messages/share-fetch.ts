@@ -25,7 +25,7 @@ import {
   writeAckBlock,
   writeAckResults,
 } from './share-acks.js';
-import { byteView } from '../byte-view.js';
+import { arrayBufferView } from '../byte-view.js';
 import { u32At, u64At } from '../raw-ints.js';
 import { Reader } from '../reader.js';
 import { inEntry, strBound } from './field-path.js';
@@ -158,6 +158,9 @@ function decodeRecordsFast(b: Buffer, at: number): ShareRecords | undefined {
   let lockHigh = -1;
   let lockLow = -1;
   let lock = 0n;
+  // Views over the ArrayBuffer, read once: its getter is a runtime call (byte-view.ts arrayBufferView).
+  const ab = b.buffer;
+  const base = b.byteOffset;
   for (let i = 0; i < n; i++) {
     if (end - p < 4) return undefined;
     const tLen = u32At(b, p);
@@ -184,13 +187,13 @@ function decodeRecordsFast(b: Buffer, at: number): ShareRecords | undefined {
     const kLen = u32At(b, p + 30);
     p += 34;
     if (kLen > Caps.default || kLen > end - p) return undefined;
-    const key = byteView(b, p, p + kLen);
+    const key = arrayBufferView(ab, base + p, kLen);
     p += kLen;
     if (end - p < 4) return undefined;
     const vLen = u32At(b, p);
     p += 4;
     if (vLen > end - p) return undefined;
-    const value = byteView(b, p, p + vLen);
+    const value = arrayBufferView(ab, base + p, vLen);
     p += vLen;
     records[i] = { topic, partition, offset, timestamp, deliveryCount, lockDeadlineMs: lock, key, value };
   }

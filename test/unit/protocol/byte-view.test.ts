@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteView } from '../../../src/protocol/byte-view.js';
+import { arrayBufferView, byteView } from '../../../src/protocol/byte-view.js';
 
 describe('byteView', () => {
   it('is a Buffer over the same memory as subarray, also inside a pooled Buffer with a non-zero byteOffset', () => {
@@ -22,5 +22,15 @@ describe('byteView', () => {
     expect(byteView(parent, 0, 0).length).toBe(0);
     expect(byteView(parent, 3, 3).length).toBe(0);
     expect(byteView(parent, 0, 3).toString()).toBe('xyz');
+  });
+
+  it('arrayBufferView makes the same view from the parent ArrayBuffer and an absolute offset', () => {
+    const parent = Buffer.from('0123456789abcdef').subarray(3);
+    const v = arrayBufferView(parent.buffer, parent.byteOffset + 2, 5);
+    expect(Buffer.isBuffer(v)).toBe(true);
+    expect(v).toEqual(byteView(parent, 2, 7));
+    expect(v.buffer).toBe(parent.buffer);
+    expect(v.byteOffset).toBe(parent.byteOffset + 2);
+    expect(arrayBufferView(parent.buffer, parent.byteOffset + parent.length, 0).length).toBe(0);
   });
 });

@@ -65,4 +65,49 @@ describe('RECORD_BATCH decode (header-less hot path)', () => {
       expect.objectContaining({ field: 'count', offset: 0 }),
     );
   });
+
+  it('decodes random batches inside a larger frame exactly, views over the frame, shared timestamps included', () => {
+    let seed = 12345;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const u64 = (): bigint =>
+      [0n, 1n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n + 7n, 2n ** 64n - 1n][rand(6)]! + BigInt(rand(3));
+    for (let round = 0; round < 50; round++) {
+      let ts = u64();
+      const records = Array.from({ length: rand(40) }, (_, i): FetchedRecord => {
+        // Runs of equal timestamps, and neighbours that differ only in the high or the low half.
+        const r = rand(4);
+        if (r === 1) ts = u64();
+        else if (r === 2) ts ^= 1n << 40n;
+        else if (r === 3) ts ^= 1n;
+        return {
+          topic: ['t', 'u', 'topic-ü'][rand(3)]!,
+          partition: rand(2) === 0 ? i : 0xffff_ffff,
+          offset: u64(),
+          timestamp: ts & (2n ** 64n - 1n),
+          key: Buffer.from(Array.from({ length: rand(12) }, () => rand(256))),
+          value: Buffer.alloc(rand(300), rand(256)),
+        };
+      });
+      const bytes = encodePayload(RecordBatchReply, { records });
+      // The payload as the client gets it: a view into a received chunk, not at its start.
+      const chunk = Buffer.alloc(bytes.length + 23, 0xee);
+      bytes.copy(chunk, 17);
+      const payload = chunk.subarray(17, 17 + bytes.length);
+      const decoded = decodePayload(RecordBatchReply, payload).records;
+      expect(decoded).toEqual(records);
+      for (const r of decoded) {
+        expect(r.key.buffer).toBe(chunk.buffer);
+        expect(r.value.buffer).toBe(chunk.buffer);
+      }
+      const last = decoded.at(-1);
+      if (last && last.value.length > 0) {
+        // Views, not copies: a byte written into the frame shows in the record.
+        chunk[last.value.byteOffset - chunk.byteOffset] = ~last.value[0]! & 0xff;
+        expect(last.value[0]).toBe(chunk[last.value.byteOffset - chunk.byteOffset]);
+      }
+    }
+  });
 });

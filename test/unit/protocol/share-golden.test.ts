@@ -89,6 +89,12 @@ describe('malformed share frames fail with a DecodeError naming the field', () =
     const m = { brokerTimeMs: 1_000n, records: [one, { ...one, offset: 12n }], results: [] };
     const bytes = encodePayload(ShareRecordsReply, m);
     expect(decodePayload(ShareRecordsReply, bytes)).toEqual(m);
+    // Inside a larger received chunk: key and value are views of the chunk at the right offsets.
+    const chunk = Buffer.alloc(bytes.length + 9, 0xee);
+    bytes.copy(chunk, 5);
+    const inChunk = decodePayload(ShareRecordsReply, chunk.subarray(5, 5 + bytes.length));
+    expect(inChunk).toEqual(m);
+    expect(inChunk.records[1]!.value.buffer).toBe(chunk.buffer);
     const cut = Buffer.from(bytes);
     cut.writeUInt32BE(1_000, 12 + 4 + 4 + 4 + 8 + 8 + 2 + 8 + 4 + 1);
     expect(expectDecodeError(() => decodePayload(ShareRecordsReply, cut)).field).toBe('records[0].value');
