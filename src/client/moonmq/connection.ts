@@ -232,8 +232,8 @@ export class Connection {
   ): Promise<Frame | Frame[]> {
     if (this.isClosed || this.closing) return Promise.reject(this.closedError(opName(codec.op)));
     const correl = this.pending.fresh();
-    // A pooled buffer too small for this frame is outgrown once, as a fresh one is (the encoders reserve up front).
-    const w = new Writer(options.sizeHint ?? 256, this.framePool.take());
+    // Without a size hint a pooled buffer too small for the frame is outgrown once (the encoders reserve up front).
+    const w = new Writer(options.sizeHint ?? 256, this.framePool.take(options.sizeHint));
     const bytes = encodeFrame(codec, correl.bytes, message, w);
     const frameLen = bytes.length - FRAME_LENGTH_BYTES;
     if (frameLen > this.maxRequestFrameSize) {

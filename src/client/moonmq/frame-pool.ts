@@ -16,11 +16,19 @@ export class FramePool {
   private readonly free: Buffer[] = [];
   private bytes = 0;
 
-  /** A buffer to encode the next frame into, or undefined: the caller allocates as before. */
-  take(): Buffer | undefined {
-    const buf = this.free.pop();
-    if (buf) this.bytes -= buf.length;
-    return buf;
+  /**
+   * A buffer of at least `minBytes` to encode the next frame into (the most recently returned that fits), or
+   * undefined: the caller allocates as before, sized for the frame, rather than outgrow a smaller pooled one.
+   */
+  take(minBytes = 0): Buffer | undefined {
+    for (let i = this.free.length - 1; i >= 0; i--) {
+      const buf = this.free[i]!;
+      if (buf.length < minBytes) continue;
+      this.free.splice(i, 1);
+      this.bytes -= buf.length;
+      return buf;
+    }
+    return undefined;
   }
 
   /** Keeps `buf` (a whole buffer the pool may hand out again) if it is large enough and the pool has room. */

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('FramePool', () => {
-  it('keeps large buffers only, up to its byte cap, and hands them back last in first out', () => {
+  it('keeps large buffers only, up to its byte cap, and hands back the most recent one that fits', () => {
     const pool = new FramePool();
     pool.give(Buffer.alloc(POOL_MIN_BYTES - 1));
     expect(pool.size).toBe(0);
@@ -27,7 +27,8 @@ describe('FramePool', () => {
     pool.give(b);
     pool.give(Buffer.alloc(POOL_MIN_BYTES));
     expect(pool.size).toBe(2);
-    expect(pool.take()).toBe(b);
+    expect(pool.take(POOL_MIN_BYTES + 1)).toBe(b);
+    expect(pool.take(POOL_MIN_BYTES + 1)).toBeUndefined();
     expect(pool.take()).toBe(a);
     expect(pool.take()).toBeUndefined();
   });
