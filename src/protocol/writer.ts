@@ -25,6 +25,11 @@ export class Writer {
     return this.pos;
   }
 
+  /** The whole buffer written into (`finish()` is a view of its start): a caller reusing buffers keeps this one. */
+  get backing(): Buffer {
+    return this.buf;
+  }
+
   private ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;

@@ -22,6 +22,7 @@ import { ErrorFrame } from '../../protocol/messages/error.js';
 import { Op, opName } from '../../protocol/opcodes.js';
 import { Writer } from '../../protocol/writer.js';
 import { formatAddress, toBrokerAddress, type BrokerAddress } from '../address.js';
+import { FramePool } from './frame-pool.js';
 import { PendingRequests, isZeroCorrel, newCorrel } from './pending-requests.js';
 
 export { newCorrel };
@@ -73,7 +74,9 @@ export class Connection {
   private readonly maxRequestFrameSize: number;
   private pushHandler: PushHandler | undefined;
   private readonly closeListeners: ((error: Error | undefined) => void)[] = [];
-  private writeQueue: Buffer[] = [];
+  /** Frames held back for 'drain', each with the pooled buffer it was encoded into (frame-pool.ts), if any. */
+  private writeQueue: { bytes: Buffer; pooled: Buffer | undefined }[] = [];
+  private readonly framePool = new FramePool();
   private blocked = false;
   private writableWaiters: { resolve(): void; reject(e: Error): void }[] = [];
   private closing = false;
@@ -134,7 +137,7 @@ export class Connection {
   /** Bytes encoded but held back because the socket asked us to wait for 'drain'. */
   get queuedBytes(): number {
     let n = 0;
-    for (const b of this.writeQueue) n += b.length;
+    for (const q of this.writeQueue) n += q.bytes.length;
     return n;
   }
 
@@ -229,9 +232,12 @@ export class Connection {
   ): Promise<Frame | Frame[]> {
     if (this.isClosed || this.closing) return Promise.reject(this.closedError(opName(codec.op)));
     const correl = this.pending.fresh();
-    const bytes = encodeFrame(codec, correl.bytes, message, new Writer(options.sizeHint ?? 256));
+    // Without a size hint a pooled buffer too small for the frame is outgrown once (the encoders reserve up front).
+    const w = new Writer(options.sizeHint ?? 256, this.framePool.take(options.sizeHint));
+    const bytes = encodeFrame(codec, correl.bytes, message, w);
     const frameLen = bytes.length - FRAME_LENGTH_BYTES;
     if (frameLen > this.maxRequestFrameSize) {
+      this.framePool.give(w.backing);
       return Promise.reject(new FrameTooLargeError(frameLen, this.maxRequestFrameSize));
     }
     const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
@@ -242,22 +248,32 @@ export class Connection {
         { op: codec.op, endOp, stream: stream ? [] : undefined, maxFrames, resolve, reject },
         timeoutMs,
       );
-      this.write(bytes);
+      this.write(bytes, w.backing);
     });
   }
 
-  private write(bytes: Buffer): void {
+  /** `pooled`: the buffer `bytes` views, back to the frame pool once the socket reports the write done. */
+  private write(bytes: Buffer, pooled?: Buffer): void {
     if (this.blocked) {
-      this.writeQueue.push(bytes);
+      this.writeQueue.push({ bytes, pooled });
       return;
     }
-    if (!this.socket.write(bytes)) this.blocked = true;
+    if (!this.socketWrite(bytes, pooled)) this.blocked = true;
+  }
+
+  /** socket.write, handing `pooled` back to the pool once the write is done; false where the socket wants a drain. */
+  private socketWrite(bytes: Buffer, pooled: Buffer | undefined): boolean {
+    if (pooled === undefined) return this.socket.write(bytes);
+    return this.socket.write(bytes, (err) => {
+      if (!err) this.framePool.give(pooled);
+    });
   }
 
   private onDrain(): void {
     this.blocked = false;
     while (this.writeQueue.length > 0 && !this.blocked) {
-      if (!this.socket.write(this.writeQueue.shift()!)) this.blocked = true;
+      const next = this.writeQueue.shift()!;
+      if (!this.socketWrite(next.bytes, next.pooled)) this.blocked = true;
     }
     if (this.blocked) return;
     const waiters = this.writableWaiters;
