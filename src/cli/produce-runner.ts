@@ -16,7 +16,7 @@ import { BrokerError, ConnectionError, CraterError, TimeoutError, UncertainDeliv
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { BackendProducer } from '../client/backend.js';
 import type { RecordOutcome } from '../client/index.js';
-import type { Delivery, RecordChunk, SendStats } from './producing.js';
+import { type Delivery, lineOf, type RecordChunk, type SendStats } from './producing.js';
 
 /** What the runner needs of a producer; one without sendMany (Kafka's) is bounded by a count instead. */
 export type AccumulatingSender = Pick<BackendProducer, 'send' | 'sendMany' | 'flush' | 'metrics' | 'requestsSent'>;
@@ -63,7 +63,7 @@ function ends(error: CraterError): boolean {
 function delivery(entry: Entry, j: number, topic: string): Delivery {
   const c = entry.chunk;
   const at = entry.start + j;
-  const where = { index: c.firstIndex + at, source: c.source, line: c.lineNos[at]!, topic };
+  const where = { index: c.firstIndex + at, source: c.source, line: lineOf(c, at), topic };
   const outcome = c.error ?? entry.outcomes[j]!;
   if (outcome instanceof Error) {
     const error = asCraterError(outcome);
