@@ -105,6 +105,15 @@ class EntryQueue {
 
 const settledNow = Promise.resolve();
 
+/**
+ * What a reported entry points to instead of its chunk and outcomes. An entry that lived through a young-generation
+ * collection sits in the old generation, where it stays until the next full collection even once dead, and until
+ * then it keeps whatever it points to alive through every young collection: the records of its chunk and its acks,
+ * copied and promoted for nothing (about a third of what `crater produce` promoted).
+ */
+const RELEASED: RecordChunk = { source: '', firstIndex: 0, records: [] };
+const NO_OUTCOMES: Entry['outcomes'] = [];
+
 export class ProduceRunner {
   readonly stats: SendStats = { records: 0, delivered: 0, failed: [], requests: 0 };
   private readonly queue = new EntryQueue();
@@ -252,6 +261,8 @@ export class ProduceRunner {
       this.stats.failed.push(d);
       deliveries.push(d);
     }
+    entry.chunk = RELEASED;
+    entry.outcomes = NO_OUTCOMES;
     return this.reporter.report(deliveries);
   }
 }

@@ -35,9 +35,19 @@ class LazyFailure {
 function pick(o: Outcomes): ProduceAck | Promise<ProduceAck> {
   const i = o.next++;
   const outcome = o.items[i]!;
+  if (o.next === o.items.length) release(o);
   if (outcome instanceof Error) throw outcome;
   if (outcome instanceof LazyFailure) throw outcome.errorAt(i);
   return outcome;
+}
+
+/**
+ * Drops the outcomes once every record has taken its own. A batch that lived through a young-generation collection
+ * sits in the old generation until the next full one, even dead, and would keep its acks alive (copied and promoted)
+ * through every young collection until then.
+ */
+function release(o: Outcomes): void {
+  o.items = [];
 }
 
 let captured: (o: Outcomes) => void = () => undefined;
@@ -121,6 +131,7 @@ export class ProducerBatch {
         const outcome = o.items[from + j]!;
         take(j, outcome instanceof LazyFailure ? outcome.errorAt(from + j) : outcome);
       }
+      if (o.next >= o.items.length) release(o);
     });
   }
 
