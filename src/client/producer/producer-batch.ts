@@ -58,7 +58,8 @@ function capture(resolve: (o: Outcomes) => void): void {
 let nextOrder = 0;
 
 export class ProducerBatch {
-  readonly records: ProducerRecord[] = [];
+  /** The records in send order; none once the batch is released (dropRecords). */
+  records: ProducerRecord[] = [];
   state: BatchState = 'open';
   /** FrameLen of the PRODUCE_BATCH that carries these records. */
   frameBytes: number;
@@ -212,6 +213,16 @@ export class ProducerBatch {
     tail.lastError = this.lastError;
     this.tail = tail;
     return tail;
+  }
+
+  /**
+   * Lets go of the records once the batch is released: nothing resends them, and the uncertain errors built lazily
+   * hold the array they were given. A batch that lived through a young-generation collection sits in the old
+   * generation until the next full one, even dead, and kept every record (and the bytes it views) alive, copied and
+   * promoted, through each young collection until then: most of what `crater produce` promoted.
+   */
+  dropRecords(): void {
+    this.records = [];
   }
 
   /** Marks the batch settled: every record of it has its outcome. */
