@@ -21,29 +21,44 @@ export interface LineChunk {
   lines: Buffer[];
 }
 
-const NEWLINE = Buffer.from('\n');
+export const NEWLINE = Buffer.from('\n');
+
+/**
+ * What the splitter hands the lines of one chunk read to, in order, and what it makes of them: a LineChunk here, the
+ * records themselves for `crater produce` (producing.ts), which then holds no array of lines in between.
+ */
+export interface LineSink<T> {
+  add(line: Buffer): void;
+  /** Lines added so far. */
+  readonly lines: number;
+  /** What the chunk yields, or undefined for nothing. */
+  finish(): T | undefined;
+}
 
 /**
  * Splits a stream of chunks into records at `delimiter` (a newline unless `-D` says otherwise); chunk boundaries may
- * fall anywhere, even inside a multi-byte character or a multi-byte delimiter. Yields the lines of each chunk as one
- * LineChunk, so a reader pays one await per chunk rather than one per line. A line is a view of the chunk it ended
- * in (the stream hands out a fresh buffer per chunk); only a line that spans chunks is copied, never a whole chunk.
+ * fall anywhere, even inside a multi-byte character or a multi-byte delimiter. The lines that end in one chunk go to
+ * one sink (`open(firstLineNo, expectedLines)`), so a reader pays one await per chunk rather than one per line; a
+ * sink may size its arrays by `expectedLines`, a guess from the previous chunk's line length (0: no guess). A line
+ * is a view of the chunk it ended in (the stream hands out a fresh buffer per chunk); only a line that spans chunks
+ * is copied, never a whole chunk.
  */
-export async function* splitLineBuffers(
+export async function* splitInto<T>(
   chunks: AsyncIterable<Buffer | string>,
-  source: string,
-  delimiter: Buffer = NEWLINE,
-): AsyncGenerator<LineChunk> {
+  delimiter: Buffer,
+  open: (firstLineNo: number, expectedLines: number) => LineSink<T>,
+): AsyncGenerator<T> {
   if (delimiter.length === 0) throw new UsageError('the record delimiter must not be empty');
   // A one-byte delimiter is searched for as a number: Buffer#indexOf(Buffer) costs about twice as much per call.
   const needle = delimiter.length === 1 ? delimiter[0]! : delimiter;
   // What the previous chunks left after their last delimiter, in pieces (a long line is joined once, when it ends).
   let carry: Buffer[] = [];
-  let lineNo = 0;
+  let lineNo = 1;
+  let bytesPerLine = 0;
   for await (const raw of chunks) {
     let buf = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
-    const lines: Buffer[] = [];
     let start = 0;
+    let joined: Buffer | undefined;
     if (carry.length > 0 && delimiter.length > 1) {
       // A multi-byte delimiter may straddle the boundary: search the joined bytes.
       buf = Buffer.concat([...carry, buf]);
@@ -54,19 +69,57 @@ export async function* splitLineBuffers(
         carry.push(buf);
         continue;
       }
-      lines.push(Buffer.concat([...carry, buf.subarray(0, at)]));
+      joined = Buffer.concat([...carry, buf.subarray(0, at)]);
       carry = [];
       start = at + 1;
     }
+    const sink = open(lineNo, bytesPerLine > 0 ? Math.ceil((buf.length - start) / bytesPerLine) + 1 : 0);
+    if (joined) sink.add(joined);
     for (let at = buf.indexOf(needle, start); at !== -1; at = buf.indexOf(needle, start)) {
-      lines.push(buf.subarray(start, at));
+      sink.add(buf.subarray(start, at));
       start = at + delimiter.length;
     }
     if (start < buf.length) carry.push(buf.subarray(start));
-    if (lines.length > 0) yield { source, firstLineNo: lineNo + 1, lines };
-    lineNo += lines.length;
+    if (sink.lines > 0) bytesPerLine = buf.length / sink.lines;
+    lineNo += sink.lines;
+    const out = sink.finish();
+    if (out !== undefined) yield out;
   }
-  if (carry.length > 0) yield { source, firstLineNo: lineNo + 1, lines: [Buffer.concat(carry)] };
+  if (carry.length > 0) {
+    const sink = open(lineNo, 1);
+    sink.add(Buffer.concat(carry));
+    const out = sink.finish();
+    if (out !== undefined) yield out;
+  }
+}
+
+class LineCollector implements LineSink<LineChunk> {
+  private readonly chunk: LineChunk;
+
+  constructor(source: string, firstLineNo: number) {
+    this.chunk = { source, firstLineNo, lines: [] };
+  }
+
+  get lines(): number {
+    return this.chunk.lines.length;
+  }
+
+  add(line: Buffer): void {
+    this.chunk.lines.push(line);
+  }
+
+  finish(): LineChunk | undefined {
+    return this.chunk.lines.length > 0 ? this.chunk : undefined;
+  }
+}
+
+/** splitInto's lines of each chunk as one LineChunk. */
+export function splitLineBuffers(
+  chunks: AsyncIterable<Buffer | string>,
+  source: string,
+  delimiter: Buffer = NEWLINE,
+): AsyncGenerator<LineChunk> {
+  return splitInto(chunks, delimiter, (firstLineNo) => new LineCollector(source, firstLineNo));
 }
 
 /** The lines of a LineChunk, each with where it came from. */
@@ -100,17 +153,31 @@ async function* wholeInput(chunks: AsyncIterable<Buffer | string>, source: strin
 /** Bytes per read of a FILE: 64 KiB reads cost several times the CPU per byte (one buffer and one await each). */
 const FILE_READ_BYTES = 256 * 1024;
 
+/** One input of `crater produce`: the chunks read from it and the name its lines are reported under. */
+export interface InputSource {
+  chunks: AsyncIterable<Buffer | string>;
+  /** "stdin" or the file path as given. */
+  source: string;
+}
+
+/** Each file in turn, or stdin when no file (or "-") is given; a file is opened only when its turn comes. */
+export function* inputSources(
+  files: readonly string[],
+  stdin: NodeJS.ReadableStream = process.stdin,
+): Generator<InputSource> {
+  for (const file of files.length === 0 ? ['-'] : files) {
+    if (file === '-') yield { chunks: stdin as AsyncIterable<Buffer>, source: 'stdin' };
+    else yield { chunks: createReadStream(file, { highWaterMark: FILE_READ_BYTES }), source: file };
+  }
+}
+
 /** Records of each file in turn, or of stdin when no file (or "-") is given, one LineChunk per chunk read. */
 export async function* readInputChunks(
   files: readonly string[],
   stdin: NodeJS.ReadableStream = process.stdin,
   split: InputSplit = {},
 ): AsyncGenerator<LineChunk> {
-  const sources = files.length === 0 ? ['-'] : files;
-  for (const file of sources) {
-    const chunks =
-      file === '-' ? (stdin as AsyncIterable<Buffer>) : createReadStream(file, { highWaterMark: FILE_READ_BYTES });
-    const source = file === '-' ? 'stdin' : file;
+  for (const { chunks, source } of inputSources(files, stdin)) {
     yield* split.filePerRecord ? wholeInput(chunks, source) : splitLineBuffers(chunks, source, split.delimiter);
   }
 }

@@ -14,10 +14,10 @@ import { UsageError } from '../errors.js';
 import { openClientWith, type ConnectionFlagValues } from './connect.js';
 import { withTopicHint } from './error-report.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
-import { parseDelimiter, parseHeaderFlag, readInputChunks } from './line-input.js';
+import { inputSources, parseDelimiter, parseHeaderFlag, readInputChunks } from './line-input.js';
 import { renderProducerStats, type TuningFlags, tuningOptions } from './produce-tuning.js';
 import { ProduceRunner, type Reporter } from './produce-runner.js';
-import { type Delivery, type RecordChunk, recordChunks } from './producing.js';
+import { type Delivery, type LineOptions, plainRecordChunks, type RecordChunk, recordChunks } from './producing.js';
 import { stringifyJson } from './render/json.js';
 import type { JsonlWriter } from './render/jsonl.js';
 import { deliveryFailureLine, produceProgress, produceSummary } from './render/records.js';
@@ -75,13 +75,17 @@ function inputRecords(files: readonly string[], flags: ProduceFlags): AsyncItera
     delimiter: flags.delimiter === undefined ? undefined : parseDelimiter(flags.delimiter),
     filePerRecord: flags['file-per-record'],
   };
-  return recordChunks(readInputChunks(files, process.stdin, split), {
+  const options: LineOptions = {
     input: flags.input === 'jsonl' ? 'jsonl' : 'lines',
     keyDelimiter: flags['key-delimiter'] === undefined ? undefined : Buffer.from(flags['key-delimiter'], 'utf8'),
     key: flags.key === undefined ? undefined : Buffer.from(flags.key, 'utf8'),
     headers: flags.header?.map(parseHeaderFlag),
     keepEmpty: flags['null-empty'],
-  });
+  };
+  // Plain lines, the common case, become records as they are split, with no LineChunk in between.
+  if (options.input === 'lines' && !split.filePerRecord)
+    return plainRecordChunks(inputSources(files, process.stdin), options, split.delimiter);
+  return recordChunks(readInputChunks(files, process.stdin, split), options);
 }
 
 /** What MoonMQ's protocol can carry only to a crater broker (Kafka has headers and partitions natively). */

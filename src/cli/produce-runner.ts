@@ -16,7 +16,7 @@ import { BrokerError, ConnectionError, CraterError, TimeoutError, UncertainDeliv
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { BackendProducer } from '../client/backend.js';
 import type { RecordOutcome } from '../client/index.js';
-import type { Delivery, RecordChunk, SendStats } from './producing.js';
+import { type Delivery, lineOf, type RecordChunk, type SendStats } from './producing.js';
 
 /** What the runner needs of a producer; one without sendMany (Kafka's) is bounded by a count instead. */
 export type AccumulatingSender = Pick<BackendProducer, 'send' | 'sendMany' | 'flush' | 'metrics' | 'requestsSent'>;
@@ -63,7 +63,7 @@ function ends(error: CraterError): boolean {
 function delivery(entry: Entry, j: number, topic: string): Delivery {
   const c = entry.chunk;
   const at = entry.start + j;
-  const where = { index: c.firstIndex + at, source: c.source, line: c.lineNos[at]!, topic };
+  const where = { index: c.firstIndex + at, source: c.source, line: lineOf(c, at), topic };
   const outcome = c.error ?? entry.outcomes[j]!;
   if (outcome instanceof Error) {
     const error = asCraterError(outcome);
@@ -104,6 +104,15 @@ class EntryQueue {
 }
 
 const settledNow = Promise.resolve();
+
+/**
+ * What a reported entry points to instead of its chunk and outcomes. An entry that lived through a young-generation
+ * collection sits in the old generation, where it stays until the next full collection even once dead, and until
+ * then it keeps whatever it points to alive through every young collection: the records of its chunk and its acks,
+ * copied and promoted for nothing (about a third of what `crater produce` promoted).
+ */
+const RELEASED: RecordChunk = { source: '', firstIndex: 0, records: [] };
+const NO_OUTCOMES: Entry['outcomes'] = [];
 
 export class ProduceRunner {
   readonly stats: SendStats = { records: 0, delivered: 0, failed: [], requests: 0 };
@@ -252,6 +261,8 @@ export class ProduceRunner {
       this.stats.failed.push(d);
       deliveries.push(d);
     }
+    entry.chunk = RELEASED;
+    entry.outcomes = NO_OUTCOMES;
     return this.reporter.report(deliveries);
   }
 }

@@ -214,5 +214,6 @@ export class BatchSender {
     batch.released = true;
     batch.state = 'done';
     this.pool.release(batch.chargedBytes, batch.count);
+    batch.dropRecords();
   }
 }

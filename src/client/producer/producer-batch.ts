@@ -35,9 +35,19 @@ class LazyFailure {
 function pick(o: Outcomes): ProduceAck | Promise<ProduceAck> {
   const i = o.next++;
   const outcome = o.items[i]!;
+  if (o.next === o.items.length) release(o);
   if (outcome instanceof Error) throw outcome;
   if (outcome instanceof LazyFailure) throw outcome.errorAt(i);
   return outcome;
+}
+
+/**
+ * Drops the outcomes once every record has taken its own. A batch that lived through a young-generation collection
+ * sits in the old generation until the next full one, even dead, and would keep its acks alive (copied and promoted)
+ * through every young collection until then.
+ */
+function release(o: Outcomes): void {
+  o.items = [];
 }
 
 let captured: (o: Outcomes) => void = () => undefined;
@@ -48,7 +58,8 @@ function capture(resolve: (o: Outcomes) => void): void {
 let nextOrder = 0;
 
 export class ProducerBatch {
-  readonly records: ProducerRecord[] = [];
+  /** The records in send order; none once the batch is released (dropRecords). */
+  records: ProducerRecord[] = [];
   state: BatchState = 'open';
   /** FrameLen of the PRODUCE_BATCH that carries these records. */
   frameBytes: number;
@@ -121,6 +132,7 @@ export class ProducerBatch {
         const outcome = o.items[from + j]!;
         take(j, outcome instanceof LazyFailure ? outcome.errorAt(from + j) : outcome);
       }
+      if (o.next >= o.items.length) release(o);
     });
   }
 
@@ -201,6 +213,16 @@ export class ProducerBatch {
     tail.lastError = this.lastError;
     this.tail = tail;
     return tail;
+  }
+
+  /**
+   * Lets go of the records once the batch is released: nothing resends them, and the uncertain errors built lazily
+   * hold the array they were given. A batch that lived through a young-generation collection sits in the old
+   * generation until the next full one, even dead, and kept every record (and the bytes it views) alive, copied and
+   * promoted, through each young collection until then: most of what `crater produce` promoted.
+   */
+  dropRecords(): void {
+    this.records = [];
   }
 
   /** Marks the batch settled: every record of it has its outcome. */
