@@ -39,6 +39,8 @@ export interface BatchVsSingleOptions extends TargetOptions {
   batchSizes?: readonly number[];
   /** Both modes through an idempotent producer (a crater broker, or one with idempotence). */
   idempotent?: boolean;
+  /** Untimed single produces before anything is timed (default WARMUP_SINGLES). */
+  warmupSingles?: number;
   /** Called with a short description of the step about to run (for a spinner). */
   onProgress?: (step: string) => void;
 }
@@ -72,6 +74,8 @@ export interface BatchVsSingleReport {
     codec: BenchCodec;
     repeat: number;
     idempotent: boolean;
+    /** Untimed single produces run before the floors and the timed modes (the JIT's warm-up). */
+    warmupSingles: number;
   };
   single: ModeFigures & { latencyMs: Percentiles } & SingleCosts;
   /** `batchSize`: records per PRODUCE_BATCH (all of them, or 1,024 when idempotent; fewer where a frame is full). */
@@ -115,11 +119,14 @@ export interface SingleCosts {
 /** Samples of each floor. */
 const FLOOR_SAMPLES = 400;
 /**
- * Untimed warm-up: single produces of the first records, then the timed batches several times over, so the modes are
- * timed at the JIT's steady state (with one 50-record batch as warm-up, the five timed batches of 400 ran at about
- * twice their warm time: they were the batch path's first calls).
+ * Untimed warm-up: this many single produces (the records over again as needed), then the timed batches several times
+ * over, so the modes are timed at the JIT's steady state. With one 50-record batch as warm-up, the five timed batches
+ * of 400 ran at about twice their warm time (they were the batch path's first calls); with 200 warm-up singles, the
+ * single mode's first repeats ran much of the broker's and client's per-request code in V8's baseline tier: 2,000
+ * more singles before timing halved the CPU per single produce on both sides (client 110-150 µs to 63-88, broker
+ * 300-550 to 185-230) and brought the p50 from about 0.4 ms to the floor's 0.25-0.30 (session 8, load 1-5).
  */
-const WARMUP_SINGLES = 200;
+export const WARMUP_SINGLES = 2_000;
 /** Batch rounds of the warm-up: enough for about 8,000 records, at least 1 and at most 20. */
 const warmupBatchRounds = (records: number): number => Math.min(20, Math.max(1, Math.ceil(8_000 / records)));
 /** What storage adds to a record's key and value (length, header, two CRCs): the floor's fsync writes as much. */
@@ -129,6 +136,13 @@ export const BatchVsSingleDefaults = { records: 400, valueSize: 100, partitions:
 
 function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`${name} must be an integer 1..${max}, got ${v}`);
+  return v;
+}
+
+function warmupCount(v: number | undefined): number {
+  if (v === undefined) return WARMUP_SINGLES;
+  if (!Number.isInteger(v) || v < 0 || v > 1_000_000)
+    throw new UsageError(`warm-up singles must be 0..1000000, got ${v}`);
   return v;
 }
 
@@ -147,6 +161,7 @@ function batchVsSingleParams(options: BatchVsSingleOptions): BatchVsSingleParams
     codec: options.codec ?? BatchVsSingleDefaults.codec,
     repeat: positiveInt('repeat', options.repeat ?? BatchVsSingleDefaults.repeat, 1000),
     idempotent,
+    warmupSingles: warmupCount(options.warmupSingles),
     batchSizes: options.batchSizes?.map((b) => positiveInt(sizeName, b, maxBatch)),
   };
 }
@@ -192,7 +207,7 @@ async function measureAll(
   const maxBatch = params.idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
   const chunks = splitBatch(data, { topic, maxRecords: maxBatch, idempotent: params.idempotent });
   progress('warming up');
-  await runSingle(run.send, topic, data.slice(0, WARMUP_SINGLES), []);
+  await runSingle(run.send, topic, warmupSingles(data, params.warmupSingles), []);
   for (let k = warmupBatchRounds(params.records); k > 0; k--) await runBatched(run.send, topic, chunks);
   progress('measuring the floors: loopback round trip, fsync');
   const floorDir = target.embedded ? path.dirname(target.embedded.dataDir) : undefined;
@@ -297,6 +312,13 @@ async function measureSweep(run: ModeRun, batchSizes: readonly number[]): Promis
     sweep.push({ ...point, fsyncs: fsyncs.enabled ? counts : null });
   }
   return sweep;
+}
+
+/** `count` records for the warm-up: the bench's records over again (only ever produced, so repeats are harmless). */
+function warmupSingles(data: readonly ProducerRecord[], count: number): ProducerRecord[] {
+  const out: ProducerRecord[] = [];
+  for (let i = 0; i < count; i++) out.push(data[i % data.length]!);
+  return out;
 }
 
 /** Records/s of each repeat, spread; the median rate is the rate of the median wall time. */

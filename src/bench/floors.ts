@@ -1,8 +1,11 @@
 /**
  * The two floors a record produced one at a time cannot go below, measured beside the modes they bound:
  *
- *   rtt    one loopback TCP round trip: a 1-byte message to an echo server on 127.0.0.1 and back, awaited, Nagle off
- *          (the server runs in this process, so it also counts one event-loop wake on each side, as a broker's would);
+ *   rtt    one loopback TCP round trip: a 1-byte message to an echo server on 127.0.0.1 and back, awaited, Nagle off.
+ *          The server runs in a child process (echo-child.ts), as the bench broker does, so a round trip wakes two
+ *          processes, as a PRODUCE does. (Until session 8 it ran in this process: client and server then shared one
+ *          event loop, the echo was served in the same epoll round that sent it, and the floor left out the
+ *          cross-process wake-ups every request pays: 0.017-0.020 ms p50 in-process against 0.024-0.040 across.)
  *   fsync  one fsync of a file just appended to (a record-sized write), in the directory the broker stores into
  *          (its data dir when embedded), so it is the broker's file system's flush.
  *
@@ -13,10 +16,12 @@
  * + that p50: what one awaited batch costs at the least. On this VM's ext4 an fsync's cost grows with the bytes it
  * writes out (one record 0.1-0.4 ms, 14 KB about 1 ms), so a batch's floor is well above a lone record's fsync.
  */
+import { fork } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Percentiles, percentiles } from './stats.js';
 
 export interface Floors {
@@ -50,14 +55,44 @@ export async function measureFloors(
   return floors;
 }
 
+/** The compiled echo child (under vitest this module runs from src/, so it points at the build, as the broker child does). */
+function echoChildPath(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.js')) return path.join(path.dirname(here), 'echo-child.js');
+  return path.resolve(path.dirname(here), '../../dist/bench/echo-child.js');
+}
+
+/** The round-trip floor's peer: its process, the port it echoes on, and how to stop it (resolves once it exited). */
+export interface EchoPeer {
+  pid: number;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Forks the echo child (no inherited node flags: a profiled bench must not profile it) and waits for its port. */
+export async function startEchoPeer(): Promise<EchoPeer> {
+  const child = fork(echoChildPath(), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.connected) child.disconnect();
+    await exited;
+  };
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('message', (m: { port: number }) => resolve(m.port));
+      child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`the echo child exited (${code}) before listening`)));
+    });
+    return { pid: child.pid!, port, stop };
+  } catch (err) {
+    child.kill();
+    throw err;
+  }
+}
+
 async function measureRtt(samples: number): Promise<Percentiles> {
-  const server = net.createServer((s) => {
-    s.setNoDelay(true);
-    s.on('data', (d) => s.write(d));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  const socket = net.connect(port, '127.0.0.1');
+  const echo = await startEchoPeer();
+  const socket = net.connect(echo.port, '127.0.0.1');
   socket.setNoDelay(true);
   try {
     await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -77,7 +112,7 @@ async function measureRtt(samples: number): Promise<Percentiles> {
     return percentiles(times);
   } finally {
     socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await echo.stop();
   }
 }
 

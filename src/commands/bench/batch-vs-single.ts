@@ -20,6 +20,8 @@ export default class BenchBatchVsSingle extends BaseCommand {
 
 By default the broker is an embedded crater broker in a child process (so broker and client do not share an event loop) on a temp data dir, removed afterwards, and a free port. --broker runs against any broker, MoonMQ included; only core opcodes are used then, and fsyncs are not reported.
 
+Before anything is timed, 2,000 single produces (the records over again) and about 8,000 records' worth of the timed batches warm the JIT of both processes up, so the modes are timed at its steady state (with 200 warm-up singles, single mode ran much of its per-request code unoptimised and took twice the CPU per record). Beside the modes it measures the floors a durable one-record produce cannot go below: one loopback round trip to an echo server in a child process of its own (so it wakes two processes, as a request to the broker does), and one fsync of a just-appended record on the broker's file system; it prints single mode's wall time per record against their sum and its per-record p99 against the fsync p99.
+
 --batch-sizes adds a sweep: the records produced in batches of each size, drawn as a bar chart of records/s.
 
 --idempotent runs both modes through an ephemeral idempotent producer on a connection of its own: single mode sends PRODUCE_IDEMPOTENT per record, batch mode IDEMPOTENT PRODUCE_BATCH frames. Those hold at most 1,024 records, so with --records over 1,024 batch mode sends ceil(N / 1,024) batches (the report's batch frames and batch size say how many), and --batch-sizes must stay within 1..1024. The broker must support idempotent produce (crater does).

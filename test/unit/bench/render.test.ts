@@ -28,7 +28,16 @@ const broker = {
 const report: BatchVsSingleReport = {
   kind: 'batch-vs-single',
   broker,
-  params: { records: 400, valueSize: 100, keySize: 8, partitions: 4, codec: 'none', repeat: 3, idempotent: false },
+  params: {
+    records: 400,
+    valueSize: 100,
+    keySize: 8,
+    partitions: 4,
+    codec: 'none',
+    repeat: 3,
+    idempotent: false,
+    warmupSingles: 2000,
+  },
   single: {
     wallMs: s(400, 300, 500),
     recordsPerSec: s(1000),
