@@ -14,7 +14,8 @@ import type { BatchResult, ProduceAck, ProducerRecord } from '../client/moonmq/p
 import { splitBatch } from '../client/moonmq/split-batch.js';
 import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';
-import { type CeilingTarget, type Floors, measureFloors, overFloors } from './floors.js';
+import { warmupBatchRounds, warmupCount, warmupSingles } from './batch-vs-single-warmup.js';
+import { type CeilingTarget, FloorSampler, type Floors, overFloors } from './floors.js';
 import { type Percentiles, type Spread, percentiles, perSecond, spread } from './stats.js';
 import {
   type BenchCodec,
@@ -28,6 +29,7 @@ import {
 } from './target.js';
 
 export { BatchVsSingleTargets, type CeilingTarget } from './floors.js';
+export { WARMUP_SINGLES } from './batch-vs-single-warmup.js';
 
 export interface BatchVsSingleOptions extends TargetOptions {
   records?: number;
@@ -118,17 +120,6 @@ export interface SingleCosts {
 
 /** Samples of each floor. */
 const FLOOR_SAMPLES = 400;
-/**
- * Untimed warm-up: this many single produces (the records over again as needed), then the timed batches several times
- * over, so the modes are timed at the JIT's steady state. With one 50-record batch as warm-up, the five timed batches
- * of 400 ran at about twice their warm time (they were the batch path's first calls); with 200 warm-up singles, the
- * single mode's first repeats ran much of the broker's and client's per-request code in V8's baseline tier: 2,000
- * more singles before timing halved the CPU per single produce on both sides (client 110-150 µs to 63-88, broker
- * 300-550 to 185-230) and brought the p50 from about 0.4 ms to the floor's 0.25-0.30 (session 8, load 1-5).
- */
-export const WARMUP_SINGLES = 2_000;
-/** Batch rounds of the warm-up: enough for about 8,000 records, at least 1 and at most 20. */
-const warmupBatchRounds = (records: number): number => Math.min(20, Math.max(1, Math.ceil(8_000 / records)));
 /** What storage adds to a record's key and value (length, header, two CRCs): the floor's fsync writes as much. */
 const RECORD_OVERHEAD = 29;
 
@@ -136,13 +127,6 @@ export const BatchVsSingleDefaults = { records: 400, valueSize: 100, partitions:
 
 function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`${name} must be an integer 1..${max}, got ${v}`);
-  return v;
-}
-
-function warmupCount(v: number | undefined): number {
-  if (v === undefined) return WARMUP_SINGLES;
-  if (!Number.isInteger(v) || v < 0 || v > 1_000_000)
-    throw new UsageError(`warm-up singles must be 0..1000000, got ${v}`);
   return v;
 }
 
@@ -209,13 +193,21 @@ async function measureAll(
   progress('warming up');
   await runSingle(run.send, topic, warmupSingles(data, params.warmupSingles), []);
   for (let k = warmupBatchRounds(params.records); k > 0; k--) await runBatched(run.send, topic, chunks);
-  progress('measuring the floors: loopback round trip, fsync');
+  progress('opening the floors: an echo peer, fsync probe files');
   const floorDir = target.embedded ? path.dirname(target.embedded.dataDir) : undefined;
   const recordBytes = KEY_BYTES + params.valueSize + RECORD_OVERHEAD;
   const files = Math.min(params.partitions, params.records);
   const layout = { files, bytesPerFile: Math.ceil((Math.min(params.records, maxBatch) * recordBytes) / files) };
-  const floors = await measureFloors(floorDir, FLOOR_SAMPLES, recordBytes, layout);
-  const { single, batch } = await measureModes(run, chunks);
+  const sampler = await FloorSampler.open(floorDir, { samples: FLOOR_SAMPLES, recordBytes, batch: layout });
+  let floors: Floors;
+  let modes: Awaited<ReturnType<typeof measureModes>>;
+  try {
+    modes = await measureModes(run, chunks, sampler);
+    floors = sampler.result();
+  } finally {
+    await sampler.close();
+  }
+  const { single, batch } = modes;
   const sweep = batchSizes ? await measureSweep(run, batchSizes) : null;
   const enabled = run.fsyncs.enabled;
   const singleWall = spread(single.wall);
@@ -260,8 +252,11 @@ interface ModeRun {
   progress: (message: string) => void;
 }
 
-/** `repeat` rounds of: every record as its own PRODUCE, then all of them in batches; wall times and fsyncs of each. */
-async function measureModes(run: ModeRun, chunks: readonly (readonly ProducerRecord[])[]) {
+/**
+ * `repeat` rounds of: the round's share of the floors' samples (untimed), every record as its own PRODUCE, then all
+ * of them in batches; wall times and fsyncs of each.
+ */
+async function measureModes(run: ModeRun, chunks: readonly (readonly ProducerRecord[])[], floors: FloorSampler) {
   const { topic, data, send, fsyncs } = run;
   const { records, repeat } = run.params;
   const single = {
@@ -274,7 +269,8 @@ async function measureModes(run: ModeRun, chunks: readonly (readonly ProducerRec
   };
   const batch = { wall: [] as number[], fsyncs: [] as number[] };
   for (let k = 0; k < repeat; k++) {
-    run.progress(`repeat ${k + 1}/${repeat}: ${records} single produces`);
+    run.progress(`repeat ${k + 1}/${repeat}: the floors' samples, ${records} single produces`);
+    await floors.sampleRound(k, repeat);
     const start = await fsyncs.read(true);
     const cpu = process.cpuUsage();
     single.wall.push(await runSingle(send, topic, data, single.latencies));
@@ -312,13 +308,6 @@ async function measureSweep(run: ModeRun, batchSizes: readonly number[]): Promis
     sweep.push({ ...point, fsyncs: fsyncs.enabled ? counts : null });
   }
   return sweep;
-}
-
-/** `count` records for the warm-up: the bench's records over again (only ever produced, so repeats are harmless). */
-function warmupSingles(data: readonly ProducerRecord[], count: number): ProducerRecord[] {
-  const out: ProducerRecord[] = [];
-  for (let i = 0; i < count; i++) out.push(data[i % data.length]!);
-  return out;
 }
 
 /** Records/s of each repeat, spread; the median rate is the rate of the median wall time. */

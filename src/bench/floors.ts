@@ -11,6 +11,11 @@
  *
  * `perRecordMs` is rtt p50 + fsync p50: what an awaited, durable, one-record produce costs at the least.
  *
+ * A FloorSampler takes the samples in rounds, one before each timed repeat, so the floors cover the same stretch of
+ * time as the modes. (Until session 8 all 400 fsyncs were taken in one burst of about 0.1 s before the modes, whose
+ * 2,000 latencies span seconds: a p99 over a burst that missed the disk's slow second was set against a p99 that had
+ * it, and the ratio swung from 1.1 to 12 between runs of the same build.)
+ *
  * With a batch layout, a third floor: `files` fsyncs at once, each of a file just appended `bytesPerFile` to (one
  * partition's share of the batch), as a PRODUCE_BATCH over that many partitions waits for them. `batchMs` is rtt p50
  * + that p50: what one awaited batch costs at the least. On this VM's ext4 an fsync's cost grows with the bytes it
@@ -39,20 +44,84 @@ export interface BatchLayout {
   bytesPerFile: number;
 }
 
+/** What a FloorSampler samples: `samples` of the round trip and of the lone fsync, a quarter as many batch fsyncs. */
+export interface FloorPlan {
+  samples: number;
+  recordBytes: number;
+  batch?: BatchLayout | undefined;
+}
+
+/**
+ * The floors sampled in rounds spread over a run (one before each timed repeat), not in one burst before it: a disk
+ * whose fsyncs are slow for a second or two (another process's writeback, the journal) then weighs on the floor as it
+ * weighs on the modes timed in the same stretch, so p99 is compared with p99 of the same time.
+ */
+export class FloorSampler {
+  private readonly rtt: number[] = [];
+  private readonly fsync: number[] = [];
+  private readonly batchFsync: number[] = [];
+
+  private constructor(
+    private readonly plan: FloorPlan,
+    private readonly echo: RttProbe,
+    private readonly single: FsyncProbe,
+    private readonly batch: FsyncProbe | undefined,
+  ) {}
+
+  /** Starts the echo peer and creates the probe files in `dir` (the temp dir when undefined); all warmed up. */
+  static async open(dir: string | undefined, plan: FloorPlan): Promise<FloorSampler> {
+    const where = dir ?? os.tmpdir();
+    const echo = await RttProbe.open(Math.min(50, plan.samples));
+    const probes: FsyncProbe[] = [];
+    try {
+      probes.push(await FsyncProbe.open(where, { files: 1, bytesPerFile: plan.recordBytes }));
+      if (plan.batch) probes.push(await FsyncProbe.open(where, plan.batch));
+    } catch (err) {
+      await Promise.all([echo.close(), ...probes.map((p) => p.close())]);
+      throw err;
+    }
+    return new FloorSampler(plan, echo, probes[0]!, probes[1]);
+  }
+
+  /** Round `k` of `rounds`: its share of each floor's samples (the shares add up to the plan's counts). */
+  async sampleRound(k: number, rounds: number): Promise<void> {
+    const share = (total: number): number => Math.floor(((k + 1) * total) / rounds) - Math.floor((k * total) / rounds);
+    for (let i = share(this.plan.samples); i > 0; i--) this.rtt.push(await this.echo.roundTrip());
+    for (let i = share(this.plan.samples); i > 0; i--) this.fsync.push(await this.single.once());
+    if (this.batch)
+      for (let i = share(Math.ceil(this.plan.samples / 4)); i > 0; i--) this.batchFsync.push(await this.batch.once());
+  }
+
+  result(): Floors {
+    const rttMs = percentiles(this.rtt);
+    const fsyncMs = percentiles(this.fsync);
+    const floors: Floors = { rttMs, fsyncMs, perRecordMs: rttMs.p50 + fsyncMs.p50 };
+    if (this.plan.batch) {
+      const batchFsync = percentiles(this.batchFsync);
+      floors.batch = { ...this.plan.batch, fsyncMs: batchFsync, ms: rttMs.p50 + batchFsync.p50 };
+    }
+    return floors;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.echo.close(), this.single.close(), this.batch?.close()]);
+  }
+}
+
+/** All the floors' samples in one burst. */
 export async function measureFloors(
   dir: string | undefined,
   samples: number,
   recordBytes: number,
   batch?: BatchLayout,
 ): Promise<Floors> {
-  const rttMs = await measureRtt(samples);
-  const fsyncMs = await measureFsync(dir ?? os.tmpdir(), samples, { files: 1, bytesPerFile: recordBytes });
-  const floors: Floors = { rttMs, fsyncMs, perRecordMs: rttMs.p50 + fsyncMs.p50 };
-  if (batch) {
-    const batchFsync = await measureFsync(dir ?? os.tmpdir(), Math.ceil(samples / 4), batch);
-    floors.batch = { ...batch, fsyncMs: batchFsync, ms: rttMs.p50 + batchFsync.p50 };
+  const sampler = await FloorSampler.open(dir, { samples, recordBytes, batch });
+  try {
+    await sampler.sampleRound(0, 1);
+    return sampler.result();
+  } finally {
+    await sampler.close();
   }
-  return floors;
 }
 
 /** The compiled echo child (under vitest this module runs from src/, so it points at the build, as the broker child does). */
@@ -90,52 +159,83 @@ export async function startEchoPeer(): Promise<EchoPeer> {
   }
 }
 
-async function measureRtt(samples: number): Promise<Percentiles> {
-  const echo = await startEchoPeer();
-  const socket = net.connect(echo.port, '127.0.0.1');
-  socket.setNoDelay(true);
-  try {
-    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-    const one = Buffer.from([1]);
-    const roundTrip = (): Promise<void> =>
-      new Promise((resolve) => {
-        socket.once('data', () => resolve());
-        socket.write(one);
-      });
-    for (let i = 0; i < Math.min(50, samples); i++) await roundTrip();
-    const times: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      const t0 = performance.now();
-      await roundTrip();
-      times.push(performance.now() - t0);
+/** A connection to the echo peer: one 1-byte round trip at a time. */
+class RttProbe {
+  private readonly one = Buffer.from([1]);
+
+  private constructor(
+    private readonly peer: EchoPeer,
+    private readonly socket: net.Socket,
+  ) {}
+
+  /** Connects (Nagle off) and runs `warmup` untimed round trips. */
+  static async open(warmup: number): Promise<RttProbe> {
+    const peer = await startEchoPeer();
+    const socket = net.connect(peer.port, '127.0.0.1');
+    socket.setNoDelay(true);
+    const probe = new RttProbe(peer, socket);
+    try {
+      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      for (let i = 0; i < warmup; i++) await probe.roundTrip();
+      return probe;
+    } catch (err) {
+      await probe.close();
+      throw err;
     }
-    return percentiles(times);
-  } finally {
-    socket.destroy();
-    await echo.stop();
+  }
+
+  /** One round trip, ms. */
+  roundTrip(): Promise<number> {
+    const t0 = performance.now();
+    return new Promise((resolve) => {
+      this.socket.once('data', () => resolve(performance.now() - t0));
+      this.socket.write(this.one);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.socket.destroy();
+    await this.peer.stop();
   }
 }
 
-/** Appends `bytesPerFile` to each of `files` files, then times their fsyncs run at once (one sample per round). */
-async function measureFsync(dir: string, samples: number, layout: BatchLayout): Promise<Percentiles> {
-  const folder = await fs.mkdtemp(path.join(dir, 'fsync-floor-'));
-  const handles: fs.FileHandle[] = [];
-  try {
-    for (let f = 0; f < layout.files; f++) handles.push(await fs.open(path.join(folder, `probe-${f}`), 'w'));
-    const buf = Buffer.alloc(Math.max(1, layout.bytesPerFile), 0x5a);
-    let pos = 0;
-    const times: number[] = [];
-    for (let i = 0; i < samples + 10; i++) {
-      await Promise.all(handles.map((fh) => fh.write(buf, 0, buf.length, pos)));
-      pos += buf.length;
-      const t0 = performance.now();
-      await Promise.all(handles.map((fh) => fh.sync()));
-      if (i >= 10) times.push(performance.now() - t0);
+/** `files` files in a temp folder of `dir`; each sample appends `bytesPerFile` to each, then times their fsyncs at once. */
+class FsyncProbe {
+  private pos = 0;
+
+  private constructor(
+    private readonly folder: string,
+    private readonly handles: fs.FileHandle[],
+    private readonly buf: Buffer,
+  ) {}
+
+  /** Creates the files and runs 10 untimed samples. */
+  static async open(dir: string, layout: BatchLayout): Promise<FsyncProbe> {
+    const folder = await fs.mkdtemp(path.join(dir, 'fsync-floor-'));
+    const probe = new FsyncProbe(folder, [], Buffer.alloc(Math.max(1, layout.bytesPerFile), 0x5a));
+    try {
+      for (let f = 0; f < layout.files; f++) probe.handles.push(await fs.open(path.join(folder, `probe-${f}`), 'w'));
+      for (let i = 0; i < 10; i++) await probe.once();
+      return probe;
+    } catch (err) {
+      await probe.close();
+      throw err;
     }
-    return percentiles(times);
-  } finally {
-    await Promise.all(handles.map((fh) => fh.close()));
-    await fs.rm(folder, { recursive: true, force: true });
+  }
+
+  /** One sample, ms: the appends are not timed, the fsyncs (run at once) are. */
+  async once(): Promise<number> {
+    const { buf, handles } = this;
+    await Promise.all(handles.map((fh) => fh.write(buf, 0, buf.length, this.pos)));
+    this.pos += buf.length;
+    const t0 = performance.now();
+    await Promise.all(handles.map((fh) => fh.sync()));
+    return performance.now() - t0;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.handles.map((fh) => fh.close()));
+    await fs.rm(this.folder, { recursive: true, force: true });
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { measureFloors, startEchoPeer } from '../../src/bench/floors.js';
+import { FloorSampler, measureFloors, startEchoPeer } from '../../src/bench/floors.js';
 
 function alive(pid: number): boolean {
   try {
@@ -39,5 +39,24 @@ describe('bench floors', () => {
     expect(floors.fsyncMs.count).toBe(20);
     expect(floors.perRecordMs).toBe(floors.rttMs.p50 + floors.fsyncMs.p50);
     expect(floors.batch).toBeUndefined();
+  });
+
+  it('a sampler spread over rounds takes exactly the planned samples in all, the batch floor a quarter as many', async () => {
+    const sampler = await FloorSampler.open(undefined, {
+      samples: 10,
+      recordBytes: 137,
+      batch: { files: 2, bytesPerFile: 300 },
+    });
+    try {
+      for (let k = 0; k < 3; k++) await sampler.sampleRound(k, 3);
+      const floors = sampler.result();
+      expect(floors.rttMs.count).toBe(10);
+      expect(floors.fsyncMs.count).toBe(10);
+      expect(floors.batch).toMatchObject({ files: 2, bytesPerFile: 300 });
+      expect(floors.batch!.fsyncMs.count).toBe(3);
+      expect(floors.batch!.ms).toBe(floors.rttMs.p50 + floors.batch!.fsyncMs.p50);
+    } finally {
+      await sampler.close();
+    }
   });
 });
