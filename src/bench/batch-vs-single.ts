@@ -89,6 +89,8 @@ export interface BatchVsSingleReport {
   floors: Floors;
   /** Single mode's median wall time per record ÷ floors.perRecordMs (1 would be at the floor). */
   singleOverFloor: number;
+  /** The same ÷ floors.perRecordMeanMs (mean round trip + mean fsync): how far above the floor once tails count. */
+  singleOverMeanFloor: number;
   /** Single mode's per-record p99 ÷ the fsync p99. */
   p99OverFsyncP99: number;
   /**

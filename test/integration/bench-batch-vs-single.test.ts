@@ -32,6 +32,8 @@ describe('batch-vs-single on the embedded broker', () => {
     expect(report.floors.fsyncMs.count).toBe(400);
     expect(report.floors.perRecordMs).toBeCloseTo(report.floors.rttMs.p50 + report.floors.fsyncMs.p50, 9);
     expect(report.singleOverFloor).toBeCloseTo(report.single.wallMs.median / 40 / report.floors.perRecordMs, 9);
+    expect(report.floors.perRecordMeanMs).toBeGreaterThan(0);
+    expect(report.singleOverMeanFloor).toBeCloseTo(report.single.wallMs.median / 40 / report.floors.perRecordMeanMs, 9);
     expect(report.targets.floorRatio).toEqual({
       target: 1.3,
       measured: report.singleOverFloor,

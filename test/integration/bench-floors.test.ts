@@ -38,6 +38,9 @@ describe('bench floors', () => {
     expect(floors.rttMs.count).toBe(20);
     expect(floors.fsyncMs.count).toBe(20);
     expect(floors.perRecordMs).toBe(floors.rttMs.p50 + floors.fsyncMs.p50);
+    // Means of positive samples: above zero, below the sum of the maxima.
+    expect(floors.perRecordMeanMs).toBeGreaterThan(0);
+    expect(floors.perRecordMeanMs).toBeLessThanOrEqual(floors.rttMs.max + floors.fsyncMs.max);
     expect(floors.batch).toBeUndefined();
   });
 
