@@ -120,8 +120,11 @@ export interface SingleCosts {
   brokerFsyncMs: { p50: number[]; p99: number[] } | null;
 }
 
-/** Samples of each floor. */
-const FLOOR_SAMPLES = 400;
+/**
+ * Samples of each floor: as many as single mode's latencies (records × repeat), 400 to 4,000, so both p99s are read
+ * off as many samples (this disk's slow fsyncs come in bursts; 400 can miss one that 2,000 latencies catch).
+ */
+const floorSamples = (records: number, repeat: number): number => Math.min(4_000, Math.max(400, records * repeat));
 /** What storage adds to a record's key and value (length, header, two CRCs): the floor's fsync writes as much. */
 const RECORD_OVERHEAD = 29;
 
@@ -200,7 +203,11 @@ async function measureAll(
   const recordBytes = KEY_BYTES + params.valueSize + RECORD_OVERHEAD;
   const files = Math.min(params.partitions, params.records);
   const layout = { files, bytesPerFile: Math.ceil((Math.min(params.records, maxBatch) * recordBytes) / files) };
-  const sampler = await FloorSampler.open(floorDir, { samples: FLOOR_SAMPLES, recordBytes, batch: layout });
+  const sampler = await FloorSampler.open(floorDir, {
+    samples: floorSamples(params.records, params.repeat),
+    recordBytes,
+    batch: layout,
+  });
   let floors: Floors;
   let modes: Awaited<ReturnType<typeof measureModes>>;
   try {

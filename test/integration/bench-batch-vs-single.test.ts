@@ -67,11 +67,14 @@ describe('batch-vs-single on the embedded broker', () => {
     expect(report.sweep).toBeNull();
   }, 60_000);
 
-  it('the warm-up singles are untimed: only the repeats are in the latencies, and the fsyncs count all of them', async () => {
-    const report = await runBatchVsSingle({ records: 20, repeat: 2, partitions: 1, warmupSingles: 30 });
+  it('untimed warm-up singles; the floors take as many samples as single mode has latencies (over 400)', async () => {
+    const report = await runBatchVsSingle({ records: 250, repeat: 2, partitions: 1, warmupSingles: 30 });
     expect(report.params.warmupSingles).toBe(30);
-    expect(report.single.latencyMs.count).toBe(40);
-    expect(report.single.fsyncs).toEqual([20, 20]);
+    expect(report.single.latencyMs.count).toBe(500);
+    expect(report.single.fsyncs).toEqual([250, 250]);
+    expect(report.floors.rttMs.count).toBe(500);
+    expect(report.floors.fsyncMs.count).toBe(500);
+    expect(report.floors.batch!.fsyncMs.count).toBe(125);
     await expect(runBatchVsSingle({ records: 10, warmupSingles: -1 })).rejects.toThrow(/warm-up singles/);
   }, 60_000);
 
