@@ -14,7 +14,8 @@ import type { BatchResult, ProduceAck, ProducerRecord } from '../client/moonmq/p
 import { splitBatch } from '../client/moonmq/split-batch.js';
 import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';
-import { type CeilingTarget, type Floors, measureFloors, overFloors } from './floors.js';
+import { warmupBatchRounds, warmupCount, warmupSingles } from './batch-vs-single-warmup.js';
+import { type CeilingTarget, FloorSampler, type Floors, overFloors } from './floors.js';
 import { type Percentiles, type Spread, percentiles, perSecond, spread } from './stats.js';
 import {
   type BenchCodec,
@@ -28,6 +29,7 @@ import {
 } from './target.js';
 
 export { BatchVsSingleTargets, type CeilingTarget } from './floors.js';
+export { WARMUP_SINGLES } from './batch-vs-single-warmup.js';
 
 export interface BatchVsSingleOptions extends TargetOptions {
   records?: number;
@@ -39,6 +41,8 @@ export interface BatchVsSingleOptions extends TargetOptions {
   batchSizes?: readonly number[];
   /** Both modes through an idempotent producer (a crater broker, or one with idempotence). */
   idempotent?: boolean;
+  /** Untimed single produces before anything is timed (default WARMUP_SINGLES). */
+  warmupSingles?: number;
   /** Called with a short description of the step about to run (for a spinner). */
   onProgress?: (step: string) => void;
 }
@@ -72,6 +76,8 @@ export interface BatchVsSingleReport {
     codec: BenchCodec;
     repeat: number;
     idempotent: boolean;
+    /** Untimed single produces run before the floors and the timed modes (the JIT's warm-up). */
+    warmupSingles: number;
   };
   single: ModeFigures & { latencyMs: Percentiles } & SingleCosts;
   /** `batchSize`: records per PRODUCE_BATCH (all of them, or 1,024 when idempotent; fewer where a frame is full). */
@@ -83,6 +89,8 @@ export interface BatchVsSingleReport {
   floors: Floors;
   /** Single mode's median wall time per record ÷ floors.perRecordMs (1 would be at the floor). */
   singleOverFloor: number;
+  /** The same ÷ floors.perRecordMeanMs (mean round trip + mean fsync): how far above the floor once tails count. */
+  singleOverMeanFloor: number;
   /** Single mode's per-record p99 ÷ the fsync p99. */
   p99OverFsyncP99: number;
   /**
@@ -112,16 +120,11 @@ export interface SingleCosts {
   brokerFsyncMs: { p50: number[]; p99: number[] } | null;
 }
 
-/** Samples of each floor. */
-const FLOOR_SAMPLES = 400;
 /**
- * Untimed warm-up: single produces of the first records, then the timed batches several times over, so the modes are
- * timed at the JIT's steady state (with one 50-record batch as warm-up, the five timed batches of 400 ran at about
- * twice their warm time: they were the batch path's first calls).
+ * Samples of each floor: as many as single mode's latencies (records × repeat), 400 to 4,000, so both p99s are read
+ * off as many samples (this disk's slow fsyncs come in bursts; 400 can miss one that 2,000 latencies catch).
  */
-const WARMUP_SINGLES = 200;
-/** Batch rounds of the warm-up: enough for about 8,000 records, at least 1 and at most 20. */
-const warmupBatchRounds = (records: number): number => Math.min(20, Math.max(1, Math.ceil(8_000 / records)));
+const floorSamples = (records: number, repeat: number): number => Math.min(4_000, Math.max(400, records * repeat));
 /** What storage adds to a record's key and value (length, header, two CRCs): the floor's fsync writes as much. */
 const RECORD_OVERHEAD = 29;
 
@@ -147,6 +150,7 @@ function batchVsSingleParams(options: BatchVsSingleOptions): BatchVsSingleParams
     codec: options.codec ?? BatchVsSingleDefaults.codec,
     repeat: positiveInt('repeat', options.repeat ?? BatchVsSingleDefaults.repeat, 1000),
     idempotent,
+    warmupSingles: warmupCount(options.warmupSingles),
     batchSizes: options.batchSizes?.map((b) => positiveInt(sizeName, b, maxBatch)),
   };
 }
@@ -192,15 +196,27 @@ async function measureAll(
   const maxBatch = params.idempotent ? Limits.idempotentBatchRecords : Limits.batchRecords;
   const chunks = splitBatch(data, { topic, maxRecords: maxBatch, idempotent: params.idempotent });
   progress('warming up');
-  await runSingle(run.send, topic, data.slice(0, WARMUP_SINGLES), []);
+  await runSingle(run.send, topic, warmupSingles(data, params.warmupSingles), []);
   for (let k = warmupBatchRounds(params.records); k > 0; k--) await runBatched(run.send, topic, chunks);
-  progress('measuring the floors: loopback round trip, fsync');
+  progress('opening the floors: an echo peer, fsync probe files');
   const floorDir = target.embedded ? path.dirname(target.embedded.dataDir) : undefined;
   const recordBytes = KEY_BYTES + params.valueSize + RECORD_OVERHEAD;
   const files = Math.min(params.partitions, params.records);
   const layout = { files, bytesPerFile: Math.ceil((Math.min(params.records, maxBatch) * recordBytes) / files) };
-  const floors = await measureFloors(floorDir, FLOOR_SAMPLES, recordBytes, layout);
-  const { single, batch } = await measureModes(run, chunks);
+  const sampler = await FloorSampler.open(floorDir, {
+    samples: floorSamples(params.records, params.repeat),
+    recordBytes,
+    batch: layout,
+  });
+  let floors: Floors;
+  let modes: Awaited<ReturnType<typeof measureModes>>;
+  try {
+    modes = await measureModes(run, chunks, sampler);
+    floors = sampler.result();
+  } finally {
+    await sampler.close();
+  }
+  const { single, batch } = modes;
   const sweep = batchSizes ? await measureSweep(run, batchSizes) : null;
   const enabled = run.fsyncs.enabled;
   const singleWall = spread(single.wall);
@@ -245,8 +261,11 @@ interface ModeRun {
   progress: (message: string) => void;
 }
 
-/** `repeat` rounds of: every record as its own PRODUCE, then all of them in batches; wall times and fsyncs of each. */
-async function measureModes(run: ModeRun, chunks: readonly (readonly ProducerRecord[])[]) {
+/**
+ * `repeat` rounds of: the round's share of the floors' samples (untimed), every record as its own PRODUCE, then all
+ * of them in batches; wall times and fsyncs of each.
+ */
+async function measureModes(run: ModeRun, chunks: readonly (readonly ProducerRecord[])[], floors: FloorSampler) {
   const { topic, data, send, fsyncs } = run;
   const { records, repeat } = run.params;
   const single = {
@@ -259,7 +278,8 @@ async function measureModes(run: ModeRun, chunks: readonly (readonly ProducerRec
   };
   const batch = { wall: [] as number[], fsyncs: [] as number[] };
   for (let k = 0; k < repeat; k++) {
-    run.progress(`repeat ${k + 1}/${repeat}: ${records} single produces`);
+    run.progress(`repeat ${k + 1}/${repeat}: the floors' samples, ${records} single produces`);
+    await floors.sampleRound(k, repeat);
     const start = await fsyncs.read(true);
     const cpu = process.cpuUsage();
     single.wall.push(await runSingle(send, topic, data, single.latencies));

@@ -9,9 +9,13 @@ const server = useCliBroker();
 
 describe('bench and CRATER_BROKER', () => {
   it('batch-vs-single runs against the broker CRATER_BROKER names', async () => {
-    const r = await crater(['bench', 'batch-vs-single', '--records', '20', '--repeat', '1', '--json'], '', {
-      broker: server.address,
-    });
+    const r = await crater(
+      ['bench', 'batch-vs-single', '--records', '20', '--repeat', '1', '--warmup-singles', '20', '--json'],
+      '',
+      {
+        broker: server.address,
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as Record<string, any>;
     expect(report.broker).toMatchObject({ embedded: false, address: server.address });

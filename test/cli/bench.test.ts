@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { crater } from '../helpers/cli.js';
 
-const small = ['--records', '20', '--repeat', '1'];
+const small = ['--records', '20', '--repeat', '1', '--warmup-singles', '20'];
 
 describe('crater bench batch-vs-single', () => {
   it('--json prints the report object alone on stdout', async () => {
@@ -13,7 +13,7 @@ describe('crater bench batch-vs-single', () => {
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Record<string, any>;
     expect(report.kind).toBe('batch-vs-single');
-    expect(report.params).toMatchObject({ records: 20, repeat: 1, partitions: 4 });
+    expect(report.params).toMatchObject({ records: 20, repeat: 1, partitions: 4, warmupSingles: 20 });
     expect(report.single.frames).toBe(20);
     expect(report.single.fsyncs).toEqual([20]);
     expect(report.speedup).toBeGreaterThan(0);
@@ -51,6 +51,9 @@ describe('crater bench batch-vs-single', () => {
   }, 60_000);
 
   it('refuses --idempotent sweeps over 1,024, throughput --idempotent and --acks with --broker as usage errors (exit 2)', async () => {
+    const warmup = await crater(['bench', 'batch-vs-single', '--warmup-singles', '-1']);
+    expect(warmup.code).toBe(2);
+    expect(warmup.stdout).toBe('');
     const sweep = await crater(['bench', 'batch-vs-single', '--idempotent', '--batch-sizes', '10,2000']);
     expect(sweep.code).toBe(2);
     expect(sweep.stderr).toMatch(/integers 1\.\.1024/);

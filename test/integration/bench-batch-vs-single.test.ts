@@ -12,7 +12,7 @@ import { benchRecords } from '../../src/bench/target.js';
 
 describe('batch-vs-single on the embedded broker', () => {
   it('40 records, one repeat: one fsync per single produce, one per touched partition for the batch', async () => {
-    const report = await runBatchVsSingle({ records: 40, repeat: 1, partitions: 4 });
+    const report = await runBatchVsSingle({ records: 40, repeat: 1, partitions: 4, warmupSingles: 50 });
     const touched = new Set(benchRecords({ count: 40, valueSize: 1 }).map((r) => partitionForKey(r.key as Buffer, 4)))
       .size;
 
@@ -32,6 +32,8 @@ describe('batch-vs-single on the embedded broker', () => {
     expect(report.floors.fsyncMs.count).toBe(400);
     expect(report.floors.perRecordMs).toBeCloseTo(report.floors.rttMs.p50 + report.floors.fsyncMs.p50, 9);
     expect(report.singleOverFloor).toBeCloseTo(report.single.wallMs.median / 40 / report.floors.perRecordMs, 9);
+    expect(report.floors.perRecordMeanMs).toBeGreaterThan(0);
+    expect(report.singleOverMeanFloor).toBeCloseTo(report.single.wallMs.median / 40 / report.floors.perRecordMeanMs, 9);
     expect(report.targets.floorRatio).toEqual({
       target: 1.3,
       measured: report.singleOverFloor,
@@ -65,8 +67,30 @@ describe('batch-vs-single on the embedded broker', () => {
     expect(report.sweep).toBeNull();
   }, 60_000);
 
+  it('untimed warm-up singles; the floors take as many samples as single mode has latencies (over 400)', async () => {
+    const report = await runBatchVsSingle({ records: 250, repeat: 2, partitions: 1, warmupSingles: 30 });
+    expect(report.params.warmupSingles).toBe(30);
+    expect(report.single.latencyMs.count).toBe(500);
+    expect(report.single.fsyncs).toEqual([250, 250]);
+    expect(report.floors.rttMs.count).toBe(500);
+    expect(report.floors.fsyncMs.count).toBe(500);
+    expect(report.floors.batch!.fsyncMs.count).toBe(125);
+    await expect(runBatchVsSingle({ records: 10, warmupSingles: -1 })).rejects.toThrow(/warm-up singles/);
+  }, 60_000);
+
+  it('warms up with 2,000 singles by default', async () => {
+    const report = await runBatchVsSingle({ records: 10, repeat: 1, partitions: 1 });
+    expect(report.params.warmupSingles).toBe(2_000);
+  }, 60_000);
+
   it('--idempotent, 40 records, one repeat: the same report shape and fsyncs through the idempotent producer', async () => {
-    const report = await runBatchVsSingle({ records: 40, repeat: 1, partitions: 4, idempotent: true });
+    const report = await runBatchVsSingle({
+      records: 40,
+      repeat: 1,
+      partitions: 4,
+      idempotent: true,
+      warmupSingles: 50,
+    });
     expect(report.params).toMatchObject({ records: 40, repeat: 1, partitions: 4, idempotent: true });
     expect(report.single.frames).toBe(40);
     expect(report.batch).toMatchObject({ frames: 1, batchSize: 40 });
@@ -84,6 +108,7 @@ describe('batch-vs-single on the embedded broker', () => {
       repeat: 1,
       partitions: 1,
       idempotent: true,
+      warmupSingles: 50,
       batchSizes: [1_024],
     });
     expect(report.batch).toMatchObject({ frames: 3, batchSize: 1_024 });
@@ -93,7 +118,7 @@ describe('batch-vs-single on the embedded broker', () => {
   }, 60_000);
 
   it('a sweep reports one point per batch size with the frames it took', async () => {
-    const report = await runBatchVsSingle({ records: 30, repeat: 1, batchSizes: [1, 7, 30] });
+    const report = await runBatchVsSingle({ records: 30, repeat: 1, batchSizes: [1, 7, 30], warmupSingles: 50 });
     expect(report.sweep?.map((p) => [p.batchSize, p.frames])).toEqual([
       [1, 30],
       [7, 5],

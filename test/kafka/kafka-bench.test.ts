@@ -26,7 +26,7 @@ describe.skipIf(noKafka)('bench on Kafka', () => {
   });
 
   it('batch-vs-single sends one request per record against one batch', async () => {
-    const report = await benchReport('batch-vs-single', ['--records', '50', '--repeat', '1']);
+    const report = await benchReport('batch-vs-single', ['--records', '50', '--repeat', '1', '--warmup-singles', '50']);
     expect(report.broker.backend).toBe('kafka');
     expect(report.single.frames).toBe(50);
     expect(report.batch.frames).toBe(1);

@@ -71,7 +71,7 @@ export function batchVsSingleSummary(report: BatchVsSingleReport): string {
 export function floorsSummary(report: BatchVsSingleReport): string {
   const f = report.floors;
   const ms = (n: number): string => `${n.toFixed(3)} ms`;
-  return `floors: loopback round trip p50 ${ms(f.rttMs.p50)} (p99 ${ms(f.rttMs.p99)}), fsync p50 ${ms(f.fsyncMs.p50)} (p99 ${ms(f.fsyncMs.p99)}), sum ${ms(f.perRecordMs)} per record; single mode ${report.singleOverFloor.toFixed(2)}x the floor, per-record p99 ${report.p99OverFsyncP99.toFixed(1)}x the fsync p99${batchFloor(report)}`;
+  return `floors: loopback round trip p50 ${ms(f.rttMs.p50)} (p99 ${ms(f.rttMs.p99)}), fsync p50 ${ms(f.fsyncMs.p50)} (p99 ${ms(f.fsyncMs.p99)}), sum ${ms(f.perRecordMs)} per record; single mode ${report.singleOverFloor.toFixed(2)}x the floor (${report.singleOverMeanFloor.toFixed(2)}x the sum of the means, ${ms(f.perRecordMeanMs)}), per-record p99 ${report.p99OverFsyncP99.toFixed(1)}x the fsync p99${batchFloor(report)}`;
 }
 
 /** The batch floor's clause: the batch's partition fsyncs at once, plus a round trip, and batch mode against it. */

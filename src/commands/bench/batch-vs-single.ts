@@ -20,6 +20,8 @@ export default class BenchBatchVsSingle extends BaseCommand {
 
 By default the broker is an embedded crater broker in a child process (so broker and client do not share an event loop) on a temp data dir, removed afterwards, and a free port. --broker runs against any broker, MoonMQ included; only core opcodes are used then, and fsyncs are not reported.
 
+Before anything is timed, --warmup-singles single produces (2,000; the records over again) and about 8,000 records' worth of the timed batches warm the JIT of both processes up, so the modes are timed at its steady state (with 200 warm-up singles, single mode ran much of its per-request code unoptimised and took twice the CPU per record). Beside the modes it measures the floors a durable one-record produce cannot go below: one loopback round trip to an echo server in a child process of its own (so it wakes two processes, as a request to the broker does), and one fsync of a just-appended record on the broker's file system; their samples are taken in rounds, one before each timed repeat, so they cover the same seconds as the modes, and as many as single mode has latencies (records × repeats, 400 to 4,000). It prints single mode's wall time per record against the sum of their p50s (issue 18's floor) and against the sum of their means (the floor once the disk's slow fsyncs count), and its per-record p99 against the fsync p99.
+
 --batch-sizes adds a sweep: the records produced in batches of each size, drawn as a bar chart of records/s.
 
 --idempotent runs both modes through an ephemeral idempotent producer on a connection of its own: single mode sends PRODUCE_IDEMPOTENT per record, batch mode IDEMPOTENT PRODUCE_BATCH frames. Those hold at most 1,024 records, so with --records over 1,024 batch mode sends ceil(N / 1,024) batches (the report's batch frames and batch size say how many), and --batch-sizes must stay within 1..1024. The broker must support idempotent produce (crater does).
@@ -39,6 +41,12 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'THRESHOLD'])}`;
   static override flags = {
     records: Flags.integer({ char: 'n', description: 'Records per mode and repeat.', default: 400, min: 1 }),
     repeat: Flags.integer({ description: 'Timed repeats of each mode.', default: 5, min: 1, max: 1000 }),
+    'warmup-singles': Flags.integer({
+      description: 'Untimed single produces before anything is timed (the JIT warm-up).',
+      default: 2000,
+      min: 0,
+      max: 1_000_000,
+    }),
     'batch-sizes': Flags.string({
       description: 'Also sweep these batch sizes, e.g. 1,10,100,1000.',
       helpValue: 'list',
@@ -70,6 +78,7 @@ ${renderExitCodeTable('plain', ['OK', 'FAILURE', 'USAGE', 'THRESHOLD'])}`;
         repeat: flags.repeat,
         batchSizes,
         idempotent: flags.idempotent,
+        warmupSingles: flags['warmup-singles'],
         onProgress,
       }),
     );
