@@ -8,7 +8,7 @@ import { ErrorFrame } from '../../../src/protocol/messages/error.js';
 import { FetchRequest, RecordReply } from '../../../src/protocol/messages/fetch.js';
 import { ProduceAckReply, ProduceRequest } from '../../../src/protocol/messages/produce.js';
 import { Op } from '../../../src/protocol/opcodes.js';
-import { startFakeServer, until, type FakeServer } from './fake-server.js';
+import { closeBoth, startFakeServer, until, type FakeServer } from './fake-server.js';
 
 const produce = (value: string) => ({ codec: 0, topic: 't', key: Buffer.alloc(0), value: Buffer.from(value) });
 
@@ -16,10 +16,8 @@ let server: FakeServer | undefined;
 let conn: Connection | undefined;
 
 afterEach(async () => {
-  conn?.destroy();
-  if (conn && !conn.closed) await new Promise<void>((resolve) => conn!.onClose(() => resolve()));
+  await closeBoth(conn, server);
   conn = undefined;
-  await server?.close();
   server = undefined;
 });
 

@@ -3,6 +3,7 @@
  * script the replies byte for byte. It is not a broker and is never used by integration tests.
  */
 import net from 'node:net';
+import type { Connection } from '../../../src/client/moonmq/connection.js';
 import { FrameDecoder, type Frame } from '../../../src/protocol/frame-decoder.js';
 
 export interface FakeServer {
@@ -40,6 +41,13 @@ export async function startFakeServer(onFrame: FrameHandler = () => {}): Promise
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The afterEach of a transport test: destroys the connection, waits for its close, then closes the fake peer. */
+export async function closeBoth(conn: Connection | undefined, server: FakeServer | undefined): Promise<void> {
+  conn?.destroy();
+  if (conn && !conn.closed) await new Promise<void>((resolve) => conn.onClose(() => resolve()));
+  await server?.close();
 }
 
 export { eventually as until } from '../../helpers/eventually.js';

@@ -3,16 +3,14 @@ import { Connection } from '../../../src/client/moonmq/connection.js';
 import { FramePool, POOL_MAX_BYTES, POOL_MIN_BYTES } from '../../../src/client/moonmq/frame-pool.js';
 import { encodeFrame } from '../../../src/protocol/message.js';
 import { ProduceBatchAckReply, ProduceBatchRequest } from '../../../src/protocol/messages/produce-batch.js';
-import { startFakeServer, until, type FakeServer } from './fake-server.js';
+import { closeBoth, startFakeServer, until, type FakeServer } from './fake-server.js';
 
 let server: FakeServer | undefined;
 let conn: Connection | undefined;
 
 afterEach(async () => {
-  conn?.destroy();
-  if (conn && !conn.closed) await new Promise<void>((resolve) => conn!.onClose(() => resolve()));
+  await closeBoth(conn, server);
   conn = undefined;
-  await server?.close();
   server = undefined;
 });
 
