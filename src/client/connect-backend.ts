@@ -1,6 +1,7 @@
 /**
  * The one place that chooses a backend: `kafka://host:port[,host:port...]` opens the Kafka backend (loaded only
- * then, so MoonMQ users never load the Kafka library), anything else MoonMQ's protocol.
+ * then, so MoonMQ users never load the Kafka library; kafka/load.ts says how that import skips the library's unused
+ * validators), anything else MoonMQ's protocol.
  */
 import { type Backend, backendKindOf } from './backend.js';
 import { UnsupportedError } from '../errors.js';
@@ -9,7 +10,8 @@ import type { ConnectOptions } from './moonmq/session.js';
 
 export async function connectBackend(options: ConnectOptions): Promise<Backend> {
   if (backendKindOf(options.broker) === 'kafka') {
-    const { connectKafka } = await import('./kafka/kafka-backend.js');
+    const { loadKafkaBackend } = await import('./kafka/load.js');
+    const { connectKafka } = await loadKafkaBackend();
     return connectKafka({
       bootstrap: options.broker,
       timeoutMs: options.timeoutMs,
