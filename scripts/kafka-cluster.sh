@@ -130,7 +130,10 @@ java_cmd() {
 
 format_storage() {
   local id i
-  id="$(node -e 'console.log(require("node:crypto").randomBytes(16).toString("base64url"))')"
+  # A cluster id is 16 random bytes in base64url. One that starts with '-' (1 in 64) reads as an option to the
+  # storage tool's argument parser ("--cluster-id/-t: expected one argument"), so draw until it does not, as
+  # Kafka's own Uuid.randomUuid does.
+  id="$(node -e 'const c = require("node:crypto"); let id; do id = c.randomBytes(16).toString("base64url"); while (id.startsWith("-")); console.log(id)')"
   for i in $(seq 1 $NODES); do
     java_cmd "$i"
     "${JAVA[@]}" kafka.tools.StorageTool format -t "$id" -c "$DIR/node$i/server.properties" >"$DIR/node$i/format.log" 2>&1 &
