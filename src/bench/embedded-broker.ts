@@ -34,13 +34,18 @@ export interface EmbeddedBrokerOptions {
 }
 
 /**
- * The compiled entry. Under vitest this module runs from src/, whose .ts the child could not load without a
- * loader, so it points at the build (npm test builds first).
+ * The compiled file `file` of src/bench/ (a child process's entry). Under vitest this module runs from src/, whose
+ * .ts a child could not load without a loader, so it points at the build (npm test builds first).
  */
-export function childEntryPath(): string {
+export function compiledBenchFile(file: string): string {
   const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.js')) return path.join(path.dirname(here), 'broker-child.js');
-  return path.resolve(path.dirname(here), '../../dist/bench/broker-child.js');
+  if (here.endsWith('.js')) return path.join(path.dirname(here), file);
+  return path.resolve(path.dirname(here), '../../dist/bench', file);
+}
+
+/** The compiled entry of the bench broker's child. */
+export function childEntryPath(): string {
+  return compiledBenchFile('broker-child.js');
 }
 
 export class EmbeddedBroker implements AsyncDisposable {

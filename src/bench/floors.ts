@@ -26,7 +26,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { compiledBenchFile } from './embedded-broker.js';
 import { type Percentiles, percentiles } from './stats.js';
 
 export interface Floors {
@@ -119,29 +119,6 @@ function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
-/** All the floors' samples in one burst. */
-export async function measureFloors(
-  dir: string | undefined,
-  samples: number,
-  recordBytes: number,
-  batch?: BatchLayout,
-): Promise<Floors> {
-  const sampler = await FloorSampler.open(dir, { samples, recordBytes, batch });
-  try {
-    await sampler.sampleRound(0, 1);
-    return sampler.result();
-  } finally {
-    await sampler.close();
-  }
-}
-
-/** The compiled echo child (under vitest this module runs from src/, so it points at the build, as the broker child does). */
-function echoChildPath(): string {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.js')) return path.join(path.dirname(here), 'echo-child.js');
-  return path.resolve(path.dirname(here), '../../dist/bench/echo-child.js');
-}
-
 /** The round-trip floor's peer: its process, the port it echoes on, and how to stop it (resolves once it exited). */
 export interface EchoPeer {
   pid: number;
@@ -151,7 +128,10 @@ export interface EchoPeer {
 
 /** Forks the echo child (no inherited node flags: a profiled bench must not profile it) and waits for its port. */
 export async function startEchoPeer(): Promise<EchoPeer> {
-  const child = fork(echoChildPath(), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(compiledBenchFile('echo-child.js'), [], {
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.connected) child.disconnect();

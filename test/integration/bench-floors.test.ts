@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { FloorSampler, measureFloors, startEchoPeer } from '../../src/bench/floors.js';
+import { FloorSampler, startEchoPeer } from '../../src/bench/floors.js';
 
 function alive(pid: number): boolean {
   try {
@@ -34,7 +34,14 @@ describe('bench floors', () => {
   });
 
   it('measures every sample of both floors, their sum per record, and leaves no peer behind', async () => {
-    const floors = await measureFloors(undefined, 20, 137);
+    const sampler = await FloorSampler.open(undefined, { samples: 20, recordBytes: 137 });
+    let floors;
+    try {
+      await sampler.sampleRound(0, 1);
+      floors = sampler.result();
+    } finally {
+      await sampler.close();
+    }
     expect(floors.rttMs.count).toBe(20);
     expect(floors.fsyncMs.count).toBe(20);
     expect(floors.perRecordMs).toBe(floors.rttMs.p50 + floors.fsyncMs.p50);
