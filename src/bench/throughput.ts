@@ -8,130 +8,39 @@
 import type { Backend as Client } from '../client/backend.js';
 import type { ProducerRecord } from '../client/moonmq/produce-ops.js';
 import { UsageError } from '../errors.js';
-import { Caps, Limits } from '../protocol/limits.js';
 import { LatencyRecorder } from './latency.js';
 import * as scaling from './partition-scaling.js';
-import { type PhaseFigures, type PhaseTiming, cpuMs, diff, meter, phaseFigures } from './throughput-figures.js';
 import {
   type BenchCodec,
   type BenchTarget,
   type BrokerInfo,
-  KEY_BYTES,
-  type TargetOptions,
   benchRecords,
   benchTopicName,
   openTarget,
   payloadBytes,
 } from './target.js';
+import { type PhaseFigures, type PhaseTiming, cpuMs, diff, meter, phaseFigures } from './throughput-figures.js';
+import { type ProduceFloor, openProduceFloor } from './throughput-floor.js';
+import { type ThroughputOptions, type ThroughputParams, throughputParams } from './throughput-params.js';
 
-export interface ThroughputOptions extends TargetOptions {
-  /** Records to produce (ignored when durationMs is given). */
-  records?: number;
-  durationMs?: number;
-  batchSize?: number;
-  inFlight?: number;
-  connections?: number;
-  fetchSize?: number;
-  /** FETCHes pipelined on the fetching connection. */
-  fetchInFlight?: number;
-  /** Restart the embedded broker between the phases, so the fetch reads a log this process did not write. */
-  restartBeforeFetch?: boolean;
-  /**
-   * How the client decodes a FETCH reply: 'records' (default) as a FetchedRecord per record (the library's default
-   * `fetch` result), or 'table' as a FetchTable, the positions of every record in the reply (what `crater consume`
-   * reads, with all the checks of the decoder). A backend with no table (Kafka) gives records either way.
-   */
-  fetchDecode?: FetchDecode;
-  valueSize?: number;
-  partitions?: number;
-  codec?: BenchCodec;
-  /** Open-loop schedule in records/s over all connections; absent: as fast as the in-flight window allows. */
-  ratePerSec?: number;
-  /**
-   * Also produce into a topic with this many partitions, in rounds interleaved with the main phase's, and report the
-   * main phase's records/s as a ratio of it: issue 18's "64 partitions at least half of 4".
-   */
-  vsPartitions?: number;
-  /** Records produced and fetched untimed before the phases (default 20,000; 0: none). */
-  warmupRecords?: number;
-  onProgress?: (step: string) => void;
-}
-
-export type { PhaseFigures };
+export type { PhaseFigures, ProduceFloor };
+export {
+  type FetchDecode,
+  type ThroughputOptions,
+  type ThroughputParams,
+  ThroughputDefaults,
+} from './throughput-params.js';
 
 export interface ThroughputReport {
   kind: 'throughput';
   broker: BrokerInfo;
-  params: {
-    records: number | null;
-    durationMs: number | null;
-    batchSize: number;
-    inFlight: number;
-    connections: number;
-    fetchSize: number;
-    fetchInFlight: number;
-    restartBeforeFetch: boolean;
-    fetchDecode: FetchDecode;
-    valueSize: number;
-    keySize: number;
-    partitions: number;
-    codec: BenchCodec;
-    ratePerSec: number | null;
-    vsPartitions: number | null;
-  };
+  params: ThroughputParams;
   produce: PhaseFigures;
   fetch: PhaseFigures;
   /** With `vsPartitions`: that phase, main ÷ its records/s per interleaved round (partition-scaling.ts), the median. */
   partitionScaling: { partitions: number; produce: PhaseFigures; ratio: number; rounds: number[] } | null;
-}
-
-export type FetchDecode = 'table' | 'records';
-
-export const ThroughputDefaults = {
-  records: 100_000,
-  batchSize: 1000,
-  inFlight: 1,
-  connections: 1,
-  fetchSize: 1000,
-  fetchInFlight: 1,
-  fetchDecode: 'records',
-  valueSize: 100,
-  partitions: 4,
-  codec: 'none',
-} as const;
-
-function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`${name} must be an integer 1..${max}, got ${v}`);
-  return v;
-}
-
-type ThroughputParams = ThroughputReport['params'];
-
-/** The options checked and defaulted into the report's params (every bound is a UsageError). */
-function throughputParams(options: ThroughputOptions): ThroughputParams {
-  const durationMs = options.durationMs === undefined ? undefined : positiveInt('duration (ms)', options.durationMs);
-  const records =
-    durationMs === undefined ? positiveInt('records', options.records ?? ThroughputDefaults.records) : undefined;
-  const ratePerSec = options.ratePerSec;
-  if (ratePerSec !== undefined && !(ratePerSec > 0)) throw new UsageError(`rate must be positive, got ${ratePerSec}`);
-  return {
-    records: records ?? null,
-    durationMs: durationMs ?? null,
-    batchSize: positiveInt('batch size', options.batchSize ?? ThroughputDefaults.batchSize, Limits.batchRecords),
-    inFlight: positiveInt('in-flight', options.inFlight ?? ThroughputDefaults.inFlight, 1024),
-    connections: positiveInt('connections', options.connections ?? ThroughputDefaults.connections, 256),
-    fetchSize: positiveInt('fetch size', options.fetchSize ?? ThroughputDefaults.fetchSize, 0xffff_ffff),
-    fetchInFlight: positiveInt('fetch in-flight', options.fetchInFlight ?? ThroughputDefaults.fetchInFlight, 64),
-    restartBeforeFetch: options.restartBeforeFetch ?? false,
-    fetchDecode: options.fetchDecode ?? ThroughputDefaults.fetchDecode,
-    // A value is a wire string, capped at 64 KiB (wire.md §2.2); larger batches are split into frames under 1 MiB.
-    valueSize: positiveInt('value size', options.valueSize ?? ThroughputDefaults.valueSize, Caps.default),
-    keySize: KEY_BYTES,
-    partitions: positiveInt('partitions', options.partitions ?? ThroughputDefaults.partitions, 1024),
-    codec: options.codec ?? ThroughputDefaults.codec,
-    ratePerSec: ratePerSec ?? null,
-    vsPartitions: options.vsPartitions === undefined ? null : positiveInt('vs-partitions', options.vsPartitions, 1024),
-  };
+  /** The disk's floor under the produce phase, sampled beside it (throughput-floor.ts); null for an external broker. */
+  produceFloor: ProduceFloor | null;
 }
 
 export async function runThroughput(options: ThroughputOptions = {}): Promise<ThroughputReport> {
@@ -143,6 +52,7 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
   progress(options.broker ? `connecting to ${options.broker}` : 'starting the embedded broker');
   const target = await openTarget(options);
   const clients: Client[] = [];
+  let floor: Awaited<ReturnType<typeof openProduceFloor>>;
   try {
     for (let i = 0; i < params.connections; i++) clients.push(await target.connect());
     const run: PhaseRun = {
@@ -154,6 +64,9 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
     };
     const warm = await warmUp(run, options.warmupRecords ?? 20_000);
     const warmTopic = warm.topic;
+    progress('sampling the disk floor');
+    floor = await openProduceFloor(target, run.batch, params);
+    await floor?.sample();
     const { produce, scaled } = await measureProducePhases(run);
     if (params.restartBeforeFetch) {
       progress('restarting the broker');
@@ -163,6 +76,7 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
       await fetchAll(run.target, warmTopic, warm.records, params, new LatencyRecorder());
     }
     const fetch = await measureFetch(run, produce.topic, produce.sent.records);
+    await floor?.sample();
     await clients[0]!.deleteTopic(produce.topic).catch(() => undefined);
     await clients[0]!.deleteTopic(warmTopic).catch(() => undefined);
     const bytesPerRecord = payloadBytes(run.batch) / run.batch.length;
@@ -176,8 +90,10 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
       produce: producePhase,
       fetch: phaseFigures(bytesPerRecord, fetch.records, fetch.requests, fetch, params.partitions),
       partitionScaling: scaled ? scaling.scalingFigures(figures(scaled.vs, scaled.partitions), scaled) : null,
+      produceFloor: floor?.result(producePhase.recordsPerSec) ?? null,
     };
   } finally {
+    await floor?.close();
     await Promise.allSettled(clients.map((c) => c.close()));
     await target.close();
   }

@@ -4,7 +4,7 @@
  */
 import type { BatchVsSingleReport, ModeFigures } from '../../bench/batch-vs-single.js';
 import type { Spread } from '../../bench/stats.js';
-import type { PhaseFigures, ThroughputReport } from '../../bench/throughput.js';
+import type { PhaseFigures, ProduceFloor, ThroughputReport } from '../../bench/throughput.js';
 import { formatBytes, formatCount, formatDuration } from './format.js';
 import type { Column } from './table.js';
 
@@ -175,7 +175,7 @@ export function phaseRows(report: ThroughputReport): PhaseRow[] {
   return rows;
 }
 
-/** The lines under the table: group commit and the fsyncs' own time, and the partition-scaling ratio. */
+/** The lines under the table: group commit and the fsyncs' own time, the disk's floor, the partition-scaling ratio. */
 export function throughputNotes(report: ThroughputReport): string[] {
   const lines: string[] = [];
   const p = report.produce;
@@ -185,6 +185,8 @@ export function throughputNotes(report: ThroughputReport): string[] {
       `produce: ${p.recordsPerFsync.toFixed(1)} records per fsync; broker fsyncs p50 ${f.p50Ms.toFixed(3)} ms, p99 ${f.p99Ms.toFixed(3)} ms, busy ${(100 * f.busyShare).toFixed(0)}% of wall time per partition`,
     );
   }
+  const floor = report.produceFloor;
+  if (floor) lines.push(floorNote(floor));
   const vs = report.partitionScaling;
   if (vs) {
     lines.push(
@@ -192,6 +194,14 @@ export function throughputNotes(report: ThroughputReport): string[] {
     );
   }
   return lines;
+}
+
+/** The disk's floor under the produce phase: one batch's round trip and fsyncs, and the ceiling it sets. */
+function floorNote(f: ProduceFloor): string {
+  const head = `disk floor: one batch = round trip p50 ${f.rttMsP50.toFixed(3)} ms + ${f.files} fsyncs at once of ${formatCount(f.bytesPerFile)} B each, p50 ${f.fsyncMs.p50.toFixed(3)} ms (p99 ${f.fsyncMs.p99.toFixed(3)}) = ${f.batchMs.toFixed(3)} ms`;
+  if (f.ceilingRecordsPerSec === null)
+    return `${head} (no ceiling with more than one batch in flight: group commit may share fsyncs)`;
+  return `${head}: at most ${rate(f.ceilingRecordsPerSec)} records/s with one batch in flight; produce ran at ${(100 * f.ofCeiling!).toFixed(0)}% of it`;
 }
 
 /** The spread behind a --vs-partitions ratio: how many interleaved rounds it is the median of, lowest to highest. */

@@ -189,6 +189,7 @@ describe('throughput rendering', () => {
         clientCpuNsPerRecord: 200,
       },
       partitionScaling: null,
+      produceFloor: null,
     };
     const lines = throughputCsv(t).split('\n');
     expect(lines).toHaveLength(3);
@@ -209,6 +210,14 @@ describe('throughput rendering', () => {
       },
     };
     expect(throughputNotes(scaled)[1]).toBe('64 partitions: 0.50x the records/s of 4 partitions');
+    const fsyncMs = { ...lat, p50: 2, p99: 4 };
+    const floor = { files: 4, bytesPerFile: 34_500, fsyncMs, rttMsP50: 0.1, batchMs: 2.1 };
+    const floored = { ...t, produceFloor: { ...floor, ceilingRecordsPerSec: 476_190, ofCeiling: 0.25 } };
+    expect(throughputNotes(floored)[1]).toBe(
+      'disk floor: one batch = round trip p50 0.100 ms + 4 fsyncs at once of 34,500 B each, p50 2.000 ms (p99 4.000) = 2.100 ms: at most 476,190 records/s with one batch in flight; produce ran at 25% of it',
+    );
+    const unbounded = { ...t, produceFloor: { ...floor, ceilingRecordsPerSec: null, ofCeiling: null } };
+    expect(throughputNotes(unbounded)[1]).toMatch(/= 2\.100 ms \(no ceiling with more than one batch in flight/);
     const rounds = { ...scaled, partitionScaling: { ...scaled.partitionScaling, rounds: [0.41, 0.5, 0.66] } };
     expect(throughputNotes(rounds)[1]).toBe(
       '64 partitions: 0.50x the records/s of 4 partitions (median of 3 interleaved rounds, 0.41–0.66x)',

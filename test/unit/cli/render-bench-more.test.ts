@@ -110,6 +110,7 @@ describe('throughput rendering', () => {
       clientCpuNsPerRecord: 200,
     },
     partitionScaling: null,
+    produceFloor: null,
   });
 
   it('a row per phase; the broker-side figures read – where the broker is not ours to measure', () => {
