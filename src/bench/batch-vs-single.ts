@@ -15,7 +15,7 @@ import { splitBatch } from '../client/moonmq/split-batch.js';
 import { UsageError } from '../errors.js';
 import { Limits } from '../protocol/limits.js';
 import { warmupBatchRounds, warmupCount, warmupSingles } from './batch-vs-single-warmup.js';
-import { type CeilingTarget, FloorSampler, type Floors, overFloors } from './floors.js';
+import { type CeilingTarget, FloorSampler, type Floors, openFloorsFor, overFloors } from './floors.js';
 import { type Percentiles, type Spread, percentiles, perSecond, spread } from './stats.js';
 import {
   type BenchCodec,
@@ -120,14 +120,6 @@ export interface SingleCosts {
   brokerFsyncMs: { p50: number[]; p99: number[] } | null;
 }
 
-/**
- * Samples of each floor: as many as single mode's latencies (records × repeat), 400 to 4,000, so both p99s are read
- * off as many samples (this disk's slow fsyncs come in bursts; 400 can miss one that 2,000 latencies catch).
- */
-const floorSamples = (records: number, repeat: number): number => Math.min(4_000, Math.max(400, records * repeat));
-/** What storage adds to a record's key and value (length, header, two CRCs): the floor's fsync writes as much. */
-const RECORD_OVERHEAD = 29;
-
 export const BatchVsSingleDefaults = { records: 400, valueSize: 100, partitions: 4, codec: 'none', repeat: 5 } as const;
 
 function positiveInt(name: string, v: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -200,14 +192,7 @@ async function measureAll(
   for (let k = warmupBatchRounds(params.records); k > 0; k--) await runBatched(run.send, topic, chunks);
   progress('opening the floors: an echo peer, fsync probe files');
   const floorDir = target.embedded ? path.dirname(target.embedded.dataDir) : undefined;
-  const recordBytes = KEY_BYTES + params.valueSize + RECORD_OVERHEAD;
-  const files = Math.min(params.partitions, params.records);
-  const layout = { files, bytesPerFile: Math.ceil((Math.min(params.records, maxBatch) * recordBytes) / files) };
-  const sampler = await FloorSampler.open(floorDir, {
-    samples: floorSamples(params.records, params.repeat),
-    recordBytes,
-    batch: layout,
-  });
+  const sampler = await openFloorsFor(floorDir, { ...params, maxBatch });
   let floors: Floors;
   let modes: Awaited<ReturnType<typeof measureModes>>;
   try {

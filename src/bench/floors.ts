@@ -28,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { compiledBenchFile } from './embedded-broker.js';
 import { type Percentiles, percentiles } from './stats.js';
+import { KEY_BYTES } from './target.js';
 
 export interface Floors {
   rttMs: Percentiles;
@@ -48,6 +49,32 @@ export interface Floors {
 export interface BatchLayout {
   files: number;
   bytesPerFile: number;
+}
+
+/**
+ * Samples of each floor: as many as single mode's latencies (records × repeat), 400 to 4,000, so both p99s are read
+ * off as many samples (this disk's slow fsyncs come in bursts; 400 can miss one that 2,000 latencies catch).
+ */
+const floorSamples = (records: number, repeat: number): number => Math.min(4_000, Math.max(400, records * repeat));
+/** What storage adds to a record's key and value (length, header, two CRCs): the floor's fsync writes as much. */
+const RECORD_OVERHEAD = 29;
+
+/** A bench's shape: `records` of `valueSize` B each, `repeat` times, in batches of at most `maxBatch` over `partitions`. */
+export interface FloorShape {
+  records: number;
+  repeat: number;
+  valueSize: number;
+  partitions: number;
+  maxBatch: number;
+}
+
+/** The floors' sampler for a bench of that shape, its probe files in `dir` (the temp dir when undefined). */
+export function openFloorsFor(dir: string | undefined, shape: FloorShape): Promise<FloorSampler> {
+  const recordBytes = KEY_BYTES + shape.valueSize + RECORD_OVERHEAD;
+  const files = Math.min(shape.partitions, shape.records);
+  const bytesPerFile = Math.ceil((Math.min(shape.records, shape.maxBatch) * recordBytes) / files);
+  const samples = floorSamples(shape.records, shape.repeat);
+  return FloorSampler.open(dir, { samples, recordBytes, batch: { files, bytesPerFile } });
 }
 
 /** What a FloorSampler samples: `samples` of the round trip and of the lone fsync, a quarter as many batch fsyncs. */

@@ -137,6 +137,9 @@ export async function runScale(options: ScaleOptions = {}): Promise<ScaleReport>
       const report = await runThroughput({
         ...target,
         ...pointOptions(parameter, value),
+        // The curves are read against each other, not against the disk: no floor per point (256 partitions' would
+        // take seconds).
+        diskFloor: false,
         onProgress: (s) => progress(`${step}: ${s}`),
       });
       broker ??= report.broker;

@@ -35,7 +35,7 @@ export interface ProduceFloor {
 }
 
 /** How the produce phase lays a batch on disk and how many batches it keeps in flight. */
-export interface FloorShape {
+export interface PhaseShape {
   batchSize: number;
   partitions: number;
   inFlight: number;
@@ -50,7 +50,7 @@ const ROUNDS = 2;
 export async function openProduceFloor(
   target: BenchTarget,
   batch: readonly ProducerRecord[],
-  shape: FloorShape,
+  shape: PhaseShape,
 ): Promise<ProduceFloorSampler | undefined> {
   if (!target.embedded) return undefined;
   const bytesPerFile = Math.ceil(onDiskBytes(batch) / shape.partitions);
@@ -68,7 +68,7 @@ export class ProduceFloorSampler {
 
   constructor(
     private readonly sampler: FloorSampler,
-    private readonly shape: FloorShape,
+    private readonly shape: PhaseShape,
   ) {}
 
   /** The next of the two rounds. */

@@ -33,6 +33,8 @@ export interface ThroughputOptions extends TargetOptions {
    * main phase's records/s as a ratio of it: issue 18's "64 partitions at least half of 4".
    */
   vsPartitions?: number;
+  /** Sample the disk's floor beside the produce phase (throughput-floor.ts; default true, embedded broker only). */
+  diskFloor?: boolean;
   /** Records produced and fetched untimed before the phases (default 20,000; 0: none). */
   warmupRecords?: number;
   onProgress?: (step: string) => void;

@@ -64,9 +64,11 @@ export async function runThroughput(options: ThroughputOptions = {}): Promise<Th
     };
     const warm = await warmUp(run, options.warmupRecords ?? 20_000);
     const warmTopic = warm.topic;
-    progress('sampling the disk floor');
-    floor = await openProduceFloor(target, run.batch, params);
-    await floor?.sample();
+    if (options.diskFloor !== false) {
+      progress('sampling the disk floor');
+      floor = await openProduceFloor(target, run.batch, params);
+      await floor?.sample();
+    }
     const { produce, scaled } = await measureProducePhases(run);
     if (params.restartBeforeFetch) {
       progress('restarting the broker');

@@ -85,6 +85,12 @@ describe('crater bench throughput', () => {
     expect(report.produce).toMatchObject({ records: 2000, requests: 4 });
     expect(report.fetch.records).toBe(2000);
     expect(Object.keys(report.produce.latencyMs)).toEqual(['p50', 'p90', 'p99', 'p999', 'max', 'count']);
+    // The disk's floor: a batch of 500 records of 8 + 100 B (137 B each on disk) over 4 partitions. Two in flight:
+    // group commit may share fsyncs between them, so the floor sets no ceiling.
+    const floor = report.produceFloor;
+    expect(floor).toMatchObject({ files: 4, bytesPerFile: 17_125, ceilingRecordsPerSec: null, ofCeiling: null });
+    expect(floor.fsyncMs.count).toBe(20);
+    expect(floor.batchMs).toBeCloseTo(floor.rttMsP50 + floor.fsyncMs.p50, 9);
   }, 60_000);
 
   it('--restart-before-fetch fetches every record from the restarted broker, FETCHes pipelined', async () => {
@@ -94,6 +100,10 @@ describe('crater bench throughput', () => {
     const report = JSON.parse(r.stdout) as Record<string, any>;
     expect(report.params).toMatchObject({ restartBeforeFetch: true, fetchInFlight: 2 });
     expect(report.fetch.records).toBe(2000);
+    // One batch of 1,000 in flight: the floor caps produce at 1,000 records per batchMs.
+    const floor = report.produceFloor;
+    expect(floor.ceilingRecordsPerSec).toBeCloseTo(1_000_000 / floor.batchMs, 6);
+    expect(floor.ofCeiling).toBeCloseTo(report.produce.recordsPerSec / floor.ceilingRecordsPerSec, 9);
   }, 60_000);
 
   it('--vs-partitions adds a produce row for that many partitions and prints the ratio and group commit', async () => {
