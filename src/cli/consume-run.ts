@@ -14,7 +14,7 @@ import type { Backend as Client } from '../client/backend.js';
 import type { FetchedRecord } from '../client/index.js';
 import { UsageError } from '../errors.js';
 import { moonmqOnly, openClient, writeBytes, type ConnectionFlagValues } from './connect.js';
-import { type ConsumeOutcome, FETCH_CHUNK, type Output, consumePull, consumePush } from './consuming.js';
+import { type ConsumeOutcome, JSON_FETCH_CHUNK, type Output, consumePull, consumePush } from './consuming.js';
 import { withTopicHint } from './error-report.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { type Position, checkPartitions, commitTargets, parsePosition, resolveTargets } from './positions.js';
@@ -112,7 +112,7 @@ function emitter(flags: ConsumeFlags, io: ConsumeIo): Output {
   if (lines) {
     const encoding = flags.encoding as EnvelopeEncoding;
     // One writer for the whole run: each FETCH renders into a buffer an earlier write has finished with.
-    const out = new EnvelopeWriter(encoding, true, FETCH_CHUNK * 256);
+    const out = new EnvelopeWriter(encoding, true, JSON_FETCH_CHUNK * 256);
     return {
       batch: async (records) => {
         const { bytes, lengths } = envelopeLines(records, encoding, out);
@@ -191,6 +191,7 @@ export async function runConsume(
       idleTimeoutMs: flags['idle-timeout'],
       isolation: flags.isolation as 'read_committed' | undefined,
       timeoutMs: flags.timeout,
+      fetchChunk: io.lines ? JSON_FETCH_CHUNK : undefined,
     };
     const spinner = await progress(topics);
     const outcome = await (flags.follow ? consumePush : consumePull)(

@@ -12,22 +12,26 @@
  * timestamps are numbers while safe integers and decimal strings beyond (json.ts's bigint rule).
  */
 import type { FetchTable } from '../../client/fetch-table.js';
-import { SAFE_HIGH, u32At } from '../../protocol/raw-ints.js';
+import { SAFE_HIGH } from '../../protocol/raw-ints.js';
 import { base64Into, hexInto, jsonTextInto, plainAsciiInto, utf8Valid } from './byte-fields.js';
+import { Words, WORD_SLACK, plainWordsInto, uintInto, wordsInto } from './byte-words.js';
 import type { EnvelopeEncoding, EnvelopeSource } from './envelope.js';
 
 export { utf8Valid };
 
-const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
+const ascii = (s: string): Words => new Words(Buffer.from(s, 'latin1'));
 const OFFSET = ascii(',"offset":');
 const TIMESTAMP = ascii(',"timestamp":');
 const KEY = ascii(',"key":');
 /** What follows a key: `null` or its field's closing quote and brace, then the value's name (one copy for both). */
 const NULL_THEN_VALUE = ascii('null,"value":');
+const KEY_NULL_THEN_VALUE = ascii(',"key":null,"value":');
 const CLOSE_THEN_VALUE = ascii('"},"value":');
 const CLOSE_THEN_HEADERS = ascii('"},"headers":');
+/** The value's close and the rest of the line, for a line without headers or with an empty list (one store run). */
+const CLOSE_THEN_NULL_END = ascii('"},"headers":null}\n');
+const CLOSE_THEN_EMPTY_END = ascii('"},"headers":[]}\n');
 const NULL_END = ascii('null}\n');
-const EMPTY_LIST_END = ascii('[]}\n');
 const END = ascii('}\n');
 const CLOSE_THEN_BRACE = ascii('"}}');
 const UTF8_OPEN = ascii('{"utf8":"');
@@ -35,7 +39,6 @@ const BASE64_OPEN = ascii('{"base64":"');
 const HEX_OPEN = ascii('{"hex":"');
 const NAME_OPEN = ascii('{"name":');
 const HEADER_VALUE = ascii(',"value":');
-const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 const TWO_32 = 2 ** 32;
 
 /** Bytes a byte field of n bytes can take at most: `\u00xx` for every byte, plus the braces and the encoding's name. */
@@ -47,7 +50,7 @@ const FIXED_BYTES = 160;
  * Room kept for a topic prefix (at most 6 bytes per byte of a 249-byte name). full() counts it as room() does, or a
  * chunk that full() let through would be grown (a copy, and a buffer too big to recycle) instead of taken.
  */
-const PREFIX_ROOM = 6 * 256;
+const PREFIX_ROOM = 6 * 256 + WORD_SLACK;
 
 export class EnvelopeWriter {
   private buf: Buffer;
@@ -55,12 +58,20 @@ export class EnvelopeWriter {
   private view: DataView;
   private pos = 0;
   private lastTopic: string | undefined;
-  private topicPrefix: Buffer = Buffer.alloc(0);
+  private topicPrefix: Words = new Words(Buffer.alloc(0));
   /** A FetchTable's topic prefixes, by topic index (the table the cache is for: one table at a time). */
-  private tablePrefixes: Buffer[] = [];
+  private tablePrefixes: Words[] = [];
+  /** A DataView over the frame of the table addRow() last read (4-byte loads of its values), and that frame. */
+  private frameView: DataView | undefined;
+  private viewedFrame: Buffer | undefined;
   private prefixesFor: readonly string[] | undefined;
   /** Chunks whose bytes were written out, for take() to render into again (no allocation per chunk). */
   private readonly spare: Buffer[] = [];
+  /** The last timestamp addRow() rendered (its two halves) and its text as words (timestamp()). */
+  private timestampHigh = -1;
+  private timestampLow = -1;
+  private timestampLength = 0;
+  private readonly lastTimestamp = new Int32Array(6);
   /** The bound full() computed, and for which record: add() of that record reuses it. */
   private need = 0;
   private needFor: EnvelopeSource | undefined;
@@ -132,8 +143,8 @@ export class EnvelopeWriter {
     this.big(r.timestamp);
     this.put(KEY);
     if (r.key.length === 0) this.put(NULL_THEN_VALUE);
-    else this.field(r.key, 0, r.key.length, CLOSE_THEN_VALUE);
-    this.field(r.value, 0, r.value.length, CLOSE_THEN_HEADERS);
+    else this.field(r.key, undefined, 0, r.key.length, CLOSE_THEN_VALUE);
+    this.field(r.value, undefined, 0, r.value.length, CLOSE_THEN_HEADERS);
     if (!this.withHeaders || r.headers === undefined) this.put(NULL_END);
     else {
       this.headers(r.headers);
@@ -144,6 +155,7 @@ export class EnvelopeWriter {
   /** Appends the envelope line of record i of `t`, read from its frame. */
   addRow(t: FetchTable, i: number): void {
     const frame = t.frame;
+    const view = this.frameViewOf(frame);
     const key = t.keyStart(i);
     const keyLen = t.keyLength(i);
     const value = t.valueStart(i);
@@ -152,24 +164,32 @@ export class EnvelopeWriter {
     this.room(rowBound(t, i));
     this.put(this.tablePrefix(t, t.topicIndex(i)));
     const at = t.u64Position(i, 4);
-    this.int(u32At(frame, at - 4));
+    this.pos = uintInto(this.view, this.pos, view.getUint32(at - 4));
     this.put(OFFSET);
-    this.u64(frame, at);
+    this.u64(view, at);
     this.put(TIMESTAMP);
-    this.u64(frame, at + 8);
-    this.put(KEY);
-    if (keyLen === 0) this.put(NULL_THEN_VALUE);
-    else this.field(frame, key, key + keyLen, CLOSE_THEN_VALUE);
-    this.field(frame, value, value + valueLen, CLOSE_THEN_HEADERS);
-    if (!this.withHeaders || !t.withHeaders) this.put(NULL_END);
-    else if (headerBytes === 2) this.put(EMPTY_LIST_END);
+    this.timestamp(view, at + 8);
+    if (keyLen === 0) this.put(KEY_NULL_THEN_VALUE);
     else {
+      this.put(KEY);
+      this.field(frame, view, key, key + keyLen, CLOSE_THEN_VALUE);
+    }
+    const headers = this.withHeaders && t.withHeaders;
+    const close = !headers ? CLOSE_THEN_NULL_END : headerBytes === 2 ? CLOSE_THEN_EMPTY_END : CLOSE_THEN_HEADERS;
+    this.field(frame, view, value, value + valueLen, close);
+    if (close === CLOSE_THEN_HEADERS) {
       this.headers(t.headers(i)!);
       this.put(END);
     }
   }
 
-  private tablePrefix(t: FetchTable, topic: number): Buffer {
+  private frameViewOf(frame: Buffer): DataView {
+    if (this.viewedFrame === frame) return this.frameView!;
+    this.viewedFrame = frame;
+    return (this.frameView = viewOf(frame));
+  }
+
+  private tablePrefix(t: FetchTable, topic: number): Words {
     if (this.prefixesFor !== t.topics) {
       this.prefixesFor = t.topics;
       this.tablePrefixes = t.topics.map(prefixOf);
@@ -193,35 +213,17 @@ export class EnvelopeWriter {
     this.use(next);
   }
 
-  private put(bytes: Uint8Array): void {
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < bytes.length; i++) buf[p++] = bytes[i]!;
-    this.pos = p;
+  private put(w: Words): void {
+    this.pos = wordsInto(this.view, this.pos, w);
   }
 
   /** A safe integer, in decimal. */
   private int(v: number): void {
-    const buf = this.buf;
     if (v < 0) {
-      buf[this.pos++] = 0x2d;
+      this.buf[this.pos++] = 0x2d;
       v = -v;
     }
-    let digits = 1;
-    while (digits < POW10.length && v >= POW10[digits]!) digits++;
-    let p = this.pos + digits;
-    this.pos = p;
-    while (v >= 0x7fffffff) {
-      const q = Math.floor(v / 10);
-      buf[--p] = 0x30 + (v - q * 10);
-      v = q;
-    }
-    let small = v | 0;
-    do {
-      const q = (small / 10) | 0;
-      buf[--p] = 0x30 + (small - q * 10);
-      small = q;
-    } while (small > 0);
+    this.pos = uintInto(this.view, this.pos, v);
   }
 
   private big(v: bigint): void {
@@ -232,18 +234,44 @@ export class EnvelopeWriter {
   }
 
   /** The u64 at `b[at, at+8)` by the same rule as big(). */
-  private u64(b: Buffer, at: number): void {
-    const high = u32At(b, at);
-    if (high <= SAFE_HIGH) this.int(high * TWO_32 + u32At(b, at + 4));
-    else this.pos += this.buf.write(`"${b.readBigUInt64BE(at)}"`, this.pos, 'latin1');
+  private u64(b: DataView, at: number): void {
+    const high = b.getUint32(at);
+    if (high <= SAFE_HIGH) this.pos = uintInto(this.view, this.pos, high * TWO_32 + b.getUint32(at + 4));
+    else this.pos += this.buf.write(`"${b.getBigUint64(at)}"`, this.pos, 'latin1');
   }
 
-  /** The byte field of `src[from, to)`, then `close` (its closing `"}` and what follows it). */
-  private field(src: Buffer, from: number, to: number, close: Uint8Array): void {
+  /**
+   * u64() for a timestamp: the same value as the last one (a producer's batch often shares one) is stored again
+   * from the words it was rendered as.
+   */
+  private timestamp(b: DataView, at: number): void {
+    const high = b.getUint32(at);
+    const low = b.getUint32(at + 4);
+    const text = this.lastTimestamp;
+    if (high === this.timestampHigh && low === this.timestampLow) {
+      const out = this.view;
+      for (let k = 0; k < text.length; k++) out.setInt32(this.pos + 4 * k, text[k]!);
+      this.pos += this.timestampLength;
+      return;
+    }
+    const start = this.pos;
+    this.u64(b, at);
+    this.timestampHigh = high;
+    this.timestampLow = low;
+    this.timestampLength = this.pos - start;
+    // At most 22 bytes (a quoted 20-digit number): 6 words; room() left the bytes past pos to read.
+    for (let k = 0; k < text.length; k++) text[k] = this.view.getInt32(start + 4 * k);
+  }
+
+  /**
+   * The byte field of `src[from, to)`, then `close` (its closing `"}` and what follows it). `srcView`, a DataView
+   * over exactly `src`'s bytes when the caller has one, lets plain text be copied four bytes at a time.
+   */
+  private field(src: Buffer, srcView: DataView | undefined, from: number, to: number, close: Words): void {
     if (this.encoding === 'hex') {
       this.put(HEX_OPEN);
       this.pos = hexInto(this.buf, this.pos, src, from, to);
-    } else if (this.encoding === 'base64' || !this.utf8Text(src, from, to)) {
+    } else if (this.encoding === 'base64' || !this.utf8Text(src, srcView, from, to)) {
       this.put(BASE64_OPEN);
       this.pos = base64Into(this.buf, this.view, this.pos, src, from, to);
     }
@@ -254,9 +282,14 @@ export class EnvelopeWriter {
    * `{"utf8":"<text>` when `src[from, to)` is valid UTF-8, with what JSON.stringify escapes escaped; false, with
    * nothing written, otherwise. ASCII that needs no escape (the common case) is copied in one pass that also checks.
    */
-  private utf8Text(src: Buffer, from: number, to: number): boolean {
+  private utf8Text(src: Buffer, srcView: DataView | undefined, from: number, to: number): boolean {
     const start = this.pos;
     this.put(UTF8_OPEN);
+    if (srcView !== undefined) {
+      const words = plainWordsInto(this.view, this.pos, srcView, from, to);
+      this.pos += words - from;
+      from = words;
+    }
     const stop = plainAsciiInto(this.buf, this.pos, src, from, to);
     this.pos += stop - from;
     if (stop === to) return true;
@@ -276,7 +309,7 @@ export class EnvelopeWriter {
       this.put(NAME_OPEN);
       this.pos += this.buf.write(JSON.stringify(h.name), this.pos, 'utf8');
       this.put(HEADER_VALUE);
-      this.field(h.value, 0, h.value.length, CLOSE_THEN_BRACE);
+      this.field(h.value, undefined, 0, h.value.length, CLOSE_THEN_BRACE);
     }
     this.buf[this.pos++] = 0x5d;
   }
@@ -291,6 +324,6 @@ function viewOf(buf: Buffer): DataView {
   return new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
-function prefixOf(topic: string): Buffer {
-  return Buffer.from(`{"topic":${JSON.stringify(topic)},"partition":`, 'utf8');
+function prefixOf(topic: string): Words {
+  return new Words(Buffer.from(`{"topic":${JSON.stringify(topic)},"partition":`, 'utf8'));
 }

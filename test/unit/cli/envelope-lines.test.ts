@@ -136,6 +136,42 @@ describe('envelopeLines of a FetchTable (rendered from the FETCH reply frame)', 
     expect(table.offset(2)).toBe(2n ** 64n - 1n);
   });
 
+  it('copies text four bytes at a time only where no byte of the four needs escaping, and writes every digit count', () => {
+    // Every byte value at every place of a word, in values of every length mod 4: the word-at-a-time copy's test.
+    const values: Buffer[] = [];
+    for (let b = 0; b < 256; b++)
+      for (let at = 0; at < 8; at++) {
+        const v = Buffer.from('abcdefgh'.slice(0, 5 + (b % 4)) + 'abcdefgh'.slice(0, at % 4));
+        v[at % v.length] = b;
+        values.push(v);
+      }
+    const numbers = [
+      0,
+      9,
+      10,
+      99,
+      100,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 32 - 1,
+      10 ** 8 - 1,
+      10 ** 8,
+      2 ** 53 - 1,
+      10 ** 9 + 7,
+    ];
+    for (let e = 10; e <= 15; e++) numbers.push(10 ** e - 1, 10 ** e, 10 ** e + 10 ** 7 + 1);
+    const records = values.map((value, i) => ({
+      topic: 'digits',
+      partition: numbers[i % numbers.length]! % 2 ** 32,
+      offset: BigInt(numbers[(i + 1) % numbers.length]!),
+      timestamp: BigInt(numbers[(i + 2) % numbers.length]!),
+      key: value.subarray(1),
+      value,
+    }));
+    const table = decodeFetchTable(encodePayload(recordBatchCodec(false), { records }), false)!;
+    expect(envelopeLines(table).bytes.toString()).toBe(records.map((r) => `${envelopeJson(r)}\n`).join(''));
+  });
+
   it('leaves malformed frames to the strict decoder (undefined), as truncated, padded or over-long input', () => {
     const records = [
       { topic: 't', partition: 1, offset: 1n, timestamp: 2n, key: Buffer.from('k'), value: Buffer.from('v') },
