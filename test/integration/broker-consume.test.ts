@@ -264,6 +264,25 @@ describe('SUBSCRIBE push delivery', () => {
     expect(after).toHaveLength(3);
   });
 
+  it('gives each pass its buffer back to the reply pool once the socket took it, and the next pass reuses it', async () => {
+    await h.start([{ name: 'orders', partitions: 1 }]);
+    await h.append('orders', 1, 256, 'pooled', { value: Buffer.alloc(100, 1) });
+    const c = await h.client();
+    await c.request(SubscribeRequest, { topic: 'orders', group: 'g' });
+    const take = async (n: number) => {
+      for (let i = 0; i < n; i++) await c.waitFor((x) => x.op === Op.RECORD);
+    };
+    await take(256);
+    // One pass of 256 records of ~170 bytes: past MIN_POOLED, so its buffer goes back once flushed.
+    await eventually(() => h.rt.replyPool.idle.buffers === 1);
+    await h.append('orders', 1, 256, 'again', { value: Buffer.alloc(100, 2) });
+    await take(256);
+    await eventually(
+      () => h.rt.offsets.get('g', 'orders', 1) === h.broker.topics.requireTopic('orders').partitions[0]!.logEndOffset,
+    );
+    expect(h.rt.replyPool.idle.buffers).toBe(1);
+  });
+
   it('covers topics added by a repeated SUBSCRIBE', async () => {
     await h.start([
       { name: 'orders', partitions: 1 },

@@ -70,6 +70,7 @@ export class PushLoop {
       batched: false,
       headers: false,
       withOk: false,
+      alloc: this.rt.replyPool.take,
     });
     const cap = this.rt.broker.config.maxPendingSendBytes;
     if (this.conn.pendingSendBytes > 0 && this.conn.pendingSendBytes + frames.length > cap) {
@@ -84,6 +85,8 @@ export class PushLoop {
       this.rt.rewind(group, result.partitions);
       return 0;
     }
+    // Every byte reached the kernel: the buffer can carry the next pass (reply-pool.ts); a closed connection keeps it.
+    this.rt.replyPool.give(frames);
     await this.rt.commitDelivered(group, result.partitions);
     return result.total;
   }

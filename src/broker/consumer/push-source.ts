@@ -6,11 +6,14 @@ import type { BrokerCore } from '../core.js';
 import type { ConnectionHandle } from '../handler.js';
 import type { ConsumerRuntimeOptions } from '../subsystem-options.js';
 import type { PolledPartition, PollResult } from './fetch-poller.js';
+import type { ReplyPool } from './reply-pool.js';
 import type { ConsumerSession } from './session.js';
 
 export interface PushSource {
   readonly broker: BrokerCore;
   readonly settings: Required<ConsumerRuntimeOptions>;
+  /** Where a pass's frames buffer comes from and goes back to once the socket took it. */
+  readonly replyPool: ReplyPool;
   /** One poll of the session's targets, at most `maxRecords`. */
   pollFor(conn: ConnectionHandle, s: ConsumerSession, maxRecords: number): PollResult;
   /** Moves the group's cursors past what was handed to the send layer. */

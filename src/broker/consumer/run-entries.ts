@@ -8,7 +8,6 @@
  */
 import { CORREL_BYTES, FRAME_HEADER_BYTES, FRAME_LENGTH_BYTES } from '../../protocol/limits.js';
 import { Op } from '../../protocol/opcodes.js';
-import { u32At } from '../../protocol/raw-ints.js';
 import { PLAIN_RECORD_OVERHEAD, type RawRun } from '../../storage/raw-reader.js';
 import { BASE_HEADER_BYTES, LENGTH_PREFIX_BYTES } from '../../storage/record.js';
 
@@ -33,13 +32,14 @@ export function writeRunEntries(buf: Buffer, pos: number, prefix: Buffer, run: R
   const hb = headerBlocks !== 0 ? 2 : 0;
   let p = placeRun(buf, pos, run, prefix.length - 8 + 3 + hb);
   const end = p + (run.end - run.start);
+  const dv = viewOf(buf);
+  const pv = viewOf(prefix);
   let offset = run.offset;
   while (p < end) {
-    const size = LENGTH_PREFIX_BYTES + u32At(buf, p + 4);
-    pos = movePlainEntry(buf, pos, prefix, p, size, offset);
+    const size = LENGTH_PREFIX_BYTES + dv.getUint32(p + 4);
+    pos = movePlainEntry(buf, dv, pos, pv, p, size, offset);
     if (hb !== 0) {
-      buf[pos] = 0;
-      buf[pos + 1] = 0;
+      dv.setUint16(pos, 0);
       pos += 2;
     }
     p += size;
@@ -52,14 +52,17 @@ export function writeRunEntries(buf: Buffer, pos: number, prefix: Buffer, run: R
 export function writeRunFrames(buf: Buffer, pos: number, prefix: Buffer, run: RawRun, correl: Buffer): number {
   let p = placeRun(buf, pos, run, FRAME_OVERHEAD + prefix.length - 8 + 3);
   const end = p + (run.end - run.start);
+  const dv = viewOf(buf);
+  const pv = viewOf(prefix);
+  const cv = viewOf(correl);
   let offset = run.offset;
   while (p < end) {
-    const size = LENGTH_PREFIX_BYTES + u32At(buf, p + 4);
+    const size = LENGTH_PREFIX_BYTES + dv.getUint32(p + 4);
     // FrameLen: op, correl and the entry (ENTRY_FIXED with the topic, key and value).
-    putU32(buf, pos, FRAME_HEADER_BYTES + ENTRY_FIXED + prefix.length - 8 + size - PLAIN_RECORD_OVERHEAD);
+    dv.setUint32(pos, FRAME_HEADER_BYTES + ENTRY_FIXED + prefix.length - 8 + size - PLAIN_RECORD_OVERHEAD);
     buf[pos + FRAME_LENGTH_BYTES] = Op.RECORD;
-    correl.copy(buf, pos + FRAME_LENGTH_BYTES + 1, 0, CORREL_BYTES);
-    pos = movePlainEntry(buf, pos + FRAME_OVERHEAD, prefix, p, size, offset);
+    copyWords(dv, pos + FRAME_LENGTH_BYTES + 1, cv, CORREL_BYTES);
+    pos = movePlainEntry(buf, dv, pos + FRAME_OVERHEAD, pv, p, size, offset);
     p += size;
     offset += size;
   }
@@ -84,34 +87,59 @@ function placeRun(buf: Buffer, pos: number, run: RawRun, grow: number): number {
  * least the entry's growth below `p` (placeRun). Timestamp and key_len are read before the entry's fixed fields
  * overwrite them (both big-endian on disk and on the wire, in the other order); the key then moves down (never
  * past where it was), the value after it (copyWithin: a memmove, so a value that moves up by its length field's 4
- * bytes, over the spent payload CRC, is fine), and its length goes last.
+ * bytes, over the spent payload CRC, is fine), and its length goes last. Fixed fields, prefix and a short key go
+ * as DataView words (inlined stores; a TypedArray#set per record for the prefix cost more than the rest of the
+ * header, microbenched at 100-byte values: 170 -> ~110 ns per record for the whole run).
  */
-function movePlainEntry(buf: Buffer, pos: number, prefix: Buffer, p: number, size: number, offset: number): number {
+function movePlainEntry(
+  buf: Buffer,
+  dv: DataView,
+  pos: number,
+  prefix: DataView,
+  p: number,
+  size: number,
+  offset: number,
+): number {
   const h = p + LENGTH_PREFIX_BYTES;
-  const keyLen = u32At(buf, h + 1);
-  const tsHigh = u32At(buf, h + 5);
-  const tsLow = u32At(buf, h + 9);
-  buf.set(prefix, pos);
-  pos += prefix.length;
-  putU32(buf, pos, Math.floor(offset / TWO_32));
-  putU32(buf, pos + 4, offset >>> 0);
-  putU32(buf, pos + 8, tsHigh);
-  putU32(buf, pos + 12, tsLow);
-  putU32(buf, pos + 16, keyLen);
+  const keyLen = dv.getUint32(h + 1);
+  const tsHigh = dv.getUint32(h + 5);
+  const tsLow = dv.getUint32(h + 9);
+  const pl = prefix.byteLength;
+  let i = 0;
+  for (; i + 4 <= pl; i += 4) dv.setUint32(pos + i, prefix.getUint32(i));
+  for (; i < pl; i++) dv.setUint8(pos + i, prefix.getUint8(i));
+  pos += pl;
+  dv.setUint32(pos, Math.floor(offset / TWO_32));
+  dv.setUint32(pos + 4, offset >>> 0);
+  dv.setUint32(pos + 8, tsHigh);
+  dv.setUint32(pos + 12, tsLow);
+  dv.setUint32(pos + 16, keyLen);
   const keyAt = pos + 20;
   const src = p + KEY_AT;
-  if (keyLen <= 32) for (let i = 0; i < keyLen; i++) buf[keyAt + i] = buf[src + i]!;
+  if (keyLen <= 32) moveShort(dv, keyAt, src, keyLen);
   else buf.copyWithin(keyAt, src, src + keyLen);
   const valueLen = size - PLAIN_RECORD_OVERHEAD - keyLen;
   const valueAt = keyAt + keyLen + 4;
   buf.copyWithin(valueAt, src + keyLen, src + keyLen + valueLen);
-  putU32(buf, valueAt - 4, valueLen);
+  dv.setUint32(valueAt - 4, valueLen);
   return valueAt + valueLen;
 }
 
-function putU32(buf: Buffer, pos: number, v: number): void {
-  buf[pos] = v >>> 24;
-  buf[pos + 1] = v >>> 16;
-  buf[pos + 2] = v >>> 8;
-  buf[pos + 3] = v;
+/** A DataView over exactly `b`'s bytes. */
+function viewOf(b: Buffer): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** `from`'s first `n` bytes at `dv[pos]`, four at a time (the prefix, the correl). */
+function copyWords(dv: DataView, pos: number, from: DataView, n: number): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) dv.setUint32(pos + i, from.getUint32(i));
+  for (; i < n; i++) dv.setUint8(pos + i, from.getUint8(i));
+}
+
+/** `n` bytes from `dv[src]` down to `dv[dst]` (dst <= src), front to back four at a time: a key of a few words. */
+function moveShort(dv: DataView, dst: number, src: number, n: number): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) dv.setUint32(dst + i, dv.getUint32(src + i));
+  for (; i < n; i++) dv.setUint8(dst + i, dv.getUint8(src + i));
 }
