@@ -26,6 +26,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { recordSize } from '../storage/record.js';
 import { compiledBenchFile } from './embedded-broker.js';
 import { type Percentiles, percentiles } from './stats.js';
 import { KEY_BYTES } from './target.js';
@@ -56,8 +57,6 @@ export interface BatchLayout {
  * off as many samples (this disk's slow fsyncs come in bursts; 400 can miss one that 2,000 latencies catch).
  */
 const floorSamples = (records: number, repeat: number): number => Math.min(4_000, Math.max(400, records * repeat));
-/** What storage adds to a record's key and value (length, header, two CRCs): the floor's fsync writes as much. */
-const RECORD_OVERHEAD = 29;
 
 /** A bench's shape: `records` of `valueSize` B each, `repeat` times, in batches of at most `maxBatch` over `partitions`. */
 export interface FloorShape {
@@ -70,7 +69,13 @@ export interface FloorShape {
 
 /** The floors' sampler for a bench of that shape, its probe files in `dir` (the temp dir when undefined). */
 export function openFloorsFor(dir: string | undefined, shape: FloorShape): Promise<FloorSampler> {
-  const recordBytes = KEY_BYTES + shape.valueSize + RECORD_OVERHEAD;
+  // A record as storage frames it (length, header, two CRCs around key and value): the floor's fsync writes as much.
+  const recordBytes = recordSize({
+    attrs: 0,
+    timestamp: 0n,
+    key: new Uint8Array(KEY_BYTES),
+    value: new Uint8Array(shape.valueSize),
+  });
   const files = Math.min(shape.partitions, shape.records);
   const bytesPerFile = Math.ceil((Math.min(shape.records, shape.maxBatch) * recordBytes) / files);
   const samples = floorSamples(shape.records, shape.repeat);

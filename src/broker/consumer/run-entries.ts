@@ -6,6 +6,7 @@
  *   on disk  u64 len · u8 attrs (0) · u32 key_len · u64 timestamp_ms · u32 header_crc · key · value · u32 payload_crc
  *   entry    str topic · u32 partition · u64 offset · u64 timestamp_ms · u32 key_len · key · u32 value_len · value
  */
+import { dataViewOf } from '../../protocol/crc32.js';
 import { CORREL_BYTES, FRAME_HEADER_BYTES, FRAME_LENGTH_BYTES } from '../../protocol/limits.js';
 import { Op } from '../../protocol/opcodes.js';
 import { PLAIN_RECORD_OVERHEAD, type RawRun } from '../../storage/raw-reader.js';
@@ -32,8 +33,8 @@ export function writeRunEntries(buf: Buffer, pos: number, prefix: Buffer, run: R
   const hb = headerBlocks !== 0 ? 2 : 0;
   let p = placeRun(buf, pos, run, prefix.length - 8 + 3 + hb);
   const end = p + (run.end - run.start);
-  const dv = viewOf(buf);
-  const pv = viewOf(prefix);
+  const dv = dataViewOf(buf);
+  const pv = dataViewOf(prefix);
   let offset = run.offset;
   while (p < end) {
     const size = LENGTH_PREFIX_BYTES + dv.getUint32(p + 4);
@@ -52,16 +53,16 @@ export function writeRunEntries(buf: Buffer, pos: number, prefix: Buffer, run: R
 export function writeRunFrames(buf: Buffer, pos: number, prefix: Buffer, run: RawRun, correl: Buffer): number {
   let p = placeRun(buf, pos, run, FRAME_OVERHEAD + prefix.length - 8 + 3);
   const end = p + (run.end - run.start);
-  const dv = viewOf(buf);
-  const pv = viewOf(prefix);
-  const cv = viewOf(correl);
+  const dv = dataViewOf(buf);
+  const pv = dataViewOf(prefix);
+  const cv = dataViewOf(correl);
   let offset = run.offset;
   while (p < end) {
     const size = LENGTH_PREFIX_BYTES + dv.getUint32(p + 4);
     // FrameLen: op, correl and the entry (ENTRY_FIXED with the topic, key and value).
     dv.setUint32(pos, FRAME_HEADER_BYTES + ENTRY_FIXED + prefix.length - 8 + size - PLAIN_RECORD_OVERHEAD);
     buf[pos + FRAME_LENGTH_BYTES] = Op.RECORD;
-    copyWords(dv, pos + FRAME_LENGTH_BYTES + 1, cv, CORREL_BYTES);
+    copyWords(dv, pos + FRAME_LENGTH_BYTES + 1, cv, 0, CORREL_BYTES);
     pos = movePlainEntry(buf, dv, pos + FRAME_OVERHEAD, pv, p, size, offset);
     p += size;
     offset += size;
@@ -104,11 +105,8 @@ function movePlainEntry(
   const keyLen = dv.getUint32(h + 1);
   const tsHigh = dv.getUint32(h + 5);
   const tsLow = dv.getUint32(h + 9);
-  const pl = prefix.byteLength;
-  let i = 0;
-  for (; i + 4 <= pl; i += 4) dv.setUint32(pos + i, prefix.getUint32(i));
-  for (; i < pl; i++) dv.setUint8(pos + i, prefix.getUint8(i));
-  pos += pl;
+  copyWords(dv, pos, prefix, 0, prefix.byteLength);
+  pos += prefix.byteLength;
   dv.setUint32(pos, Math.floor(offset / TWO_32));
   dv.setUint32(pos + 4, offset >>> 0);
   dv.setUint32(pos + 8, tsHigh);
@@ -116,7 +114,7 @@ function movePlainEntry(
   dv.setUint32(pos + 16, keyLen);
   const keyAt = pos + 20;
   const src = p + KEY_AT;
-  if (keyLen <= 32) moveShort(dv, keyAt, src, keyLen);
+  if (keyLen <= 32) copyWords(dv, keyAt, dv, src, keyLen);
   else buf.copyWithin(keyAt, src, src + keyLen);
   const valueLen = size - PLAIN_RECORD_OVERHEAD - keyLen;
   const valueAt = keyAt + keyLen + 4;
@@ -125,21 +123,12 @@ function movePlainEntry(
   return valueAt + valueLen;
 }
 
-/** A DataView over exactly `b`'s bytes. */
-function viewOf(b: Buffer): DataView {
-  return new DataView(b.buffer, b.byteOffset, b.byteLength);
-}
-
-/** `from`'s first `n` bytes at `dv[pos]`, four at a time (the prefix, the correl). */
-function copyWords(dv: DataView, pos: number, from: DataView, n: number): void {
+/**
+ * `n` bytes of `from` at `fromAt` to `to` at `at`, front to back four at a time (the prefix, the correl, a key of a
+ * few words). Within one view the key moves down (at <= fromAt), so front to back never reads a byte it overwrote.
+ */
+function copyWords(to: DataView, at: number, from: DataView, fromAt: number, n: number): void {
   let i = 0;
-  for (; i + 4 <= n; i += 4) dv.setUint32(pos + i, from.getUint32(i));
-  for (; i < n; i++) dv.setUint8(pos + i, from.getUint8(i));
-}
-
-/** `n` bytes from `dv[src]` down to `dv[dst]` (dst <= src), front to back four at a time: a key of a few words. */
-function moveShort(dv: DataView, dst: number, src: number, n: number): void {
-  let i = 0;
-  for (; i + 4 <= n; i += 4) dv.setUint32(dst + i, dv.getUint32(src + i));
-  for (; i < n; i++) dv.setUint8(dst + i, dv.getUint8(src + i));
+  for (; i + 4 <= n; i += 4) to.setUint32(at + i, from.getUint32(fromAt + i));
+  for (; i < n; i++) to.setUint8(at + i, from.getUint8(fromAt + i));
 }

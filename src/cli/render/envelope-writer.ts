@@ -12,6 +12,7 @@
  * timestamps are numbers while safe integers and decimal strings beyond (json.ts's bigint rule).
  */
 import type { FetchTable } from '../../client/fetch-table.js';
+import { dataViewOf } from '../../protocol/crc32.js';
 import { SAFE_HIGH } from '../../protocol/raw-ints.js';
 import { base64Into, hexInto, jsonTextInto, plainAsciiInto, utf8Valid } from './byte-fields.js';
 import { Words, WORD_SLACK, plainWordsInto, uintInto, wordsInto } from './byte-words.js';
@@ -82,12 +83,12 @@ export class EnvelopeWriter {
     private readonly chunkBytes: number,
   ) {
     this.buf = Buffer.allocUnsafe(chunkBytes);
-    this.view = viewOf(this.buf);
+    this.view = dataViewOf(this.buf);
   }
 
   private use(buf: Buffer): void {
     this.buf = buf;
-    this.view = viewOf(buf);
+    this.view = dataViewOf(buf);
   }
 
   /** Bytes rendered and not taken yet. */
@@ -186,7 +187,7 @@ export class EnvelopeWriter {
   private frameViewOf(frame: Buffer): DataView {
     if (this.viewedFrame === frame) return this.frameView!;
     this.viewedFrame = frame;
-    return (this.frameView = viewOf(frame));
+    return (this.frameView = dataViewOf(frame));
   }
 
   private tablePrefix(t: FetchTable, topic: number): Words {
@@ -318,10 +319,6 @@ export class EnvelopeWriter {
 /** Bytes record i of `t`'s line takes at most, besides its topic prefix. */
 function rowBound(t: FetchTable, i: number): number {
   return FIXED_BYTES + fieldBound(t.keyLength(i)) + fieldBound(t.valueLength(i)) + 16 + 6 * t.headerBytes(i);
-}
-
-function viewOf(buf: Buffer): DataView {
-  return new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
 function prefixOf(topic: string): Words {
