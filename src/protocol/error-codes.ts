@@ -69,7 +69,10 @@ export function isKnownErrorCode(code: number): code is ErrorCodeValue {
  *                                     sequences start at 0;
  *                      'fatal'        a newer session of the same producer fenced this one: stop (a new INIT would
  *                                     fence it).
- *   rejoin             a consumer group member must JOIN_GROUP again before it fetches or commits.
+ *   rejoin             a consumer group member's membership lapsed (evicted after its session timeout, or the
+ *                      group is gone): it must JOIN_GROUP again before it fetches or commits. The joined consumer
+ *                      (moonmq/consumer.ts) rejoins under the same member id after a heartbeat, COMMIT or NACK
+ *                      answered so; a share consumer does not (docs/share-groups.md: the caller opens a new one).
  */
 export interface ErrorRule {
   readonly retriable: boolean;
