@@ -49,28 +49,44 @@ export function isKnownErrorCode(code: number): code is ErrorCodeValue {
 
 /**
  * What a client does after each code, as data (the way kafkajs marks errors `retriable` and @platformatic/kafka
- * derives its predicates): the client's retry, idempotent-sequence and transaction logic read only this table.
+ * derives its predicates): the client's retry, idempotent-sequence, transaction and group logic read only this
+ * table, never a code by name.
  *
- *   retriable  resending the same request, with the same sequence, is safe and may succeed: the broker refused it
- *              before it took effect.
- *   producer   what an idempotent producer's session must do next:
- *              'keep'         nothing of the request took effect; the same sequence goes to the next record;
- *              'new-session'  the broker may hold state for this sequence (a write whose durability failed, a
- *                             sequence it no longer agrees on), so no other record may ever use it: the next request
- *                             starts a new session (INIT_PRODUCER_ID, a new epoch) whose sequences start at 0;
- *              'fatal'        a newer session of the same producer fenced this one: stop (a new INIT would fence it).
- *   rejoin     a consumer group member must JOIN_GROUP again before it fetches or commits.
+ *   retriable          resending the same request, with the same sequence, is safe and may succeed: the broker
+ *                      refused it before it took effect.
+ *   resendAfterEarlier with several idempotent batches of one session in flight (the idempotent window), the batch
+ *                      was refused only because one before it has not landed yet: once the session's earlier
+ *                      batches have settled, the same sequence is resent (moonmq/idempotent-window.ts). Outside the
+ *                      window the code follows `producer`.
+ *   tailRetriable      the records the broker reports as not written at all, the unsent tail of a partial append
+ *                      (an ack list shorter than the batch, the rest truncated back), may be resent: every
+ *                      retriable code, and a storage failure (ERR 7), which the broker undid (producer/retry-rule.ts).
+ *   producer           what an idempotent producer's session must do next:
+ *                      'keep'         nothing of the request took effect; the same sequence goes to the next record;
+ *                      'new-session'  the broker may hold state for this sequence (a write whose durability failed, a
+ *                                     sequence it no longer agrees on), so no other record may ever use it: the
+ *                                     next request starts a new session (INIT_PRODUCER_ID, a new epoch) whose
+ *                                     sequences start at 0;
+ *                      'fatal'        a newer session of the same producer fenced this one: stop (a new INIT would
+ *                                     fence it).
+ *   rejoin             a consumer group member's membership lapsed (evicted after its session timeout, or the
+ *                      group is gone): it must JOIN_GROUP again before it fetches or commits. The joined consumer
+ *                      (moonmq/consumer.ts) rejoins under the same member id after a heartbeat, COMMIT or NACK
+ *                      answered so; a share consumer does not (docs/share-groups.md: the caller opens a new one).
  */
 export interface ErrorRule {
   readonly retriable: boolean;
+  readonly resendAfterEarlier: boolean;
+  readonly tailRetriable: boolean;
   readonly producer: 'keep' | 'new-session' | 'fatal';
   readonly rejoin: boolean;
 }
 
-const keep: ErrorRule = { retriable: false, producer: 'keep', rejoin: false };
-const retry: ErrorRule = { retriable: true, producer: 'keep', rejoin: false };
-const newSession: ErrorRule = { retriable: false, producer: 'new-session', rejoin: false };
-const rejoin: ErrorRule = { retriable: false, producer: 'keep', rejoin: true };
+const none = { retriable: false, resendAfterEarlier: false, tailRetriable: false, rejoin: false } as const;
+const keep: ErrorRule = { ...none, producer: 'keep' };
+const retry: ErrorRule = { ...none, retriable: true, tailRetriable: true, producer: 'keep' };
+const newSession: ErrorRule = { ...none, producer: 'new-session' };
+const rejoin: ErrorRule = { ...none, producer: 'keep', rejoin: true };
 
 export const errorRules = {
   NONE: keep,
@@ -81,12 +97,13 @@ export const errorRules = {
   TOPIC_MISSING: keep,
   RATE_LIMITED: retry,
   // A storage failure (write, fsync, memo), or a partial batch: the broker may have appended and memoized.
-  INTERNAL: newSession,
+  INTERNAL: { ...newSession, tailRetriable: true },
   // A pid other than the connection's: the session the client believes in is not the broker's.
   BAD_PROTOCOL: newSession,
   FRAME_TOO_LARGE: keep,
   NO_PRODUCER_ID: newSession,
-  OUT_OF_ORDER_SEQUENCE: newSession,
+  // Also the refusal of a windowed batch whose predecessor has not landed yet.
+  OUT_OF_ORDER_SEQUENCE: { ...newSession, resendAfterEarlier: true },
   GROUP_MEMBER_UNKNOWN: rejoin,
   GROUP_CONFLICT: keep,
   BATCH_TOO_LARGE: keep,
@@ -97,7 +114,7 @@ export const errorRules = {
   NOT_AUTHORIZED: keep,
   NOT_LEADER: retry,
   INVALID_PARTITIONS: keep,
-  PRODUCER_FENCED: { retriable: false, producer: 'fatal', rejoin: false },
+  PRODUCER_FENCED: { ...none, producer: 'fatal' },
   INVALID_TXN_STATE: keep,
   TRANSACTION_TIMED_OUT: keep,
   OFFSETS_OUT_OF_RANGE_FOR_TXN: keep,

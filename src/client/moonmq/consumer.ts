@@ -10,14 +10,18 @@
  * all topics subscribed so far; that first poll can therefore return more than its cap.
  *
  * A joined consumer follows its group's rebalances (rebalance.ts): it checks its share every rebalanceCheckMs and
- * applies a change before its next poll, telling onRebalance what was revoked and assigned.
+ * applies a change before its next poll, telling onRebalance what was revoked and assigned. A heartbeat, COMMIT or
+ * NACK answered with a code whose rule is `rejoin` (protocol/error-codes.ts: the membership lapsed) starts that
+ * check at once, which joins again under the same member id; the COMMIT or NACK is then resent when the rejoin gave
+ * its partition back (the broker refused it before it took effect), else its error stands: the partition is another
+ * member's now.
  */
 import { UsageError } from '../../errors.js';
 import type { FetchedRecord } from '../../protocol/messages/fetch.js';
 import type { NackAck } from '../../protocol/messages/nack.js';
 import type { IsolationLevel } from '../../protocol/opcodes.js';
 import { BrokerError } from '../../errors.js';
-import { ErrorCode } from '../../protocol/error-codes.js';
+import { ErrorCode, needsRejoin } from '../../protocol/error-codes.js';
 import { commit, describeGroup, describeTopic, nack } from './admin.js';
 import { fetchRecords } from './fetch-ops.js';
 import {
@@ -89,8 +93,12 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
       if (consumer.topics.length === 0) throw new UsageError('a consumer needs at least one topic');
       for (const t of consumer.topics) validateTopicName(t);
       if (options.join) {
-        const joinOptions = options.join === true ? {} : options.join;
-        consumer.membership = await GroupMembership.join(session.conn, options.group, consumer.topics, joinOptions);
+        consumer.membership = await GroupMembership.join(
+          session.conn,
+          options.group,
+          consumer.topics,
+          consumer.joinOptions(),
+        );
         consumer.observedGeneration = 1;
         consumer.scheduleCheck();
       }
@@ -144,12 +152,12 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
 
   /** `offset` is the next record to read (a record's own offset would deliver it again). */
   commit(topic: string, partition: number, offset: bigint): Promise<void> {
-    return commit(this.session.conn, topic, partition, offset);
+    return this.asMember(topic, partition, () => commit(this.session.conn, topic, partition, offset));
   }
 
   /** Rejects a record by its own offset: redelivered, or dead-lettered after the broker's max deliveries. */
   nack(topic: string, partition: number, offset: bigint, reason: string): Promise<NackAck> {
-    return nack(this.session.conn, topic, partition, offset, reason);
+    return this.asMember(topic, partition, () => nack(this.session.conn, topic, partition, offset, reason));
   }
 
   /** Polls until closed or until the loop is left; each poll uses `options`. */
@@ -188,6 +196,38 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
     await this.close();
   }
 
+  /** The JOIN_GROUP options: the caller's, with a heartbeat whose lapsed membership starts a rejoin. */
+  private joinOptions(memberId?: string): JoinGroupOptions {
+    const options = this.options.join === true || !this.options.join ? {} : this.options.join;
+    return {
+      ...options,
+      ...(memberId === undefined ? {} : { memberId }),
+      onHeartbeatError: (error) => {
+        options.onHeartbeatError?.(error);
+        if (!(error instanceof BrokerError) || !needsRejoin(error.errorCode)) return;
+        void this.checkAssignment()
+          .catch(() => false)
+          .then((changed) => changed && this.wakeIdle?.());
+      },
+    };
+  }
+
+  /**
+   * Runs a group request; when its code says the membership lapsed, rejoins and resends it once if the partition
+   * is this member's again (the broker checks membership before the request takes effect).
+   */
+  private async asMember<T>(topic: string, partition: number, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      if (!this.membership || !(error instanceof BrokerError) || !needsRejoin(error.errorCode)) throw error;
+      await this.checkAssignment();
+      const share = (this.pending ?? this.membership.assignment).topics;
+      if (!share.some((t) => t.topic === topic && t.partitions.includes(partition))) throw error;
+      return request();
+    }
+  }
+
   private scheduleCheck(): void {
     const every = this.options.rebalanceCheckMs ?? DEFAULT_GROUP_HEARTBEAT_MS;
     if (every <= 0 || this.closed) return;
@@ -214,12 +254,13 @@ export class Consumer implements AsyncIterable<FetchedRecord>, AsyncDisposable {
     if (mine) now = { memberId: mine.memberId, topics: mine.topics };
     else {
       // Evicted (or the group was deleted): join again under the same id; the JOIN's reply is the new share.
-      const joinOptions = this.options.join === true || !this.options.join ? {} : this.options.join;
       membership.stop();
-      this.membership = await GroupMembership.join(this.session.conn, this.group, this.topics, {
-        ...joinOptions,
-        memberId: membership.memberId,
-      });
+      this.membership = await GroupMembership.join(
+        this.session.conn,
+        this.group,
+        this.topics,
+        this.joinOptions(membership.memberId),
+      );
       now = this.membership.assignment;
       this.membership.assignment = held;
     }

@@ -7,13 +7,15 @@
  * sends, and a batch's requests are written in that order. The broker appends a batch only at last + 1, so nothing
  * lands out of order: a batch behind one that was refused gets ERR 11, and is resent once the batches before it in
  * the same session have settled. A resend is always the same sequence, so it is either a duplicate (replayed) or
- * next in line (appended); what cannot be resent that way ends the session:
+ * next in line (appended); what cannot be resent that way ends the session (each code's rule is the error-code
+ * table's, protocol/error-codes.ts):
  *
  *   acked whole                            done
  *   lost reply                             resent on the same connection, or on a resumed one (durable producer);
  *                                          no resume: a ConnectionError (outcome unknown), and a new session
- *   ERR 11 behind an unsettled batch       resent after the batches before it settled, while the session lasts
- *   ERR 6 / ERR 20 (retriable)             resent after a pause, up to maxRetries, while the session lasts
+ *   resendAfterEarlier (ERR 11: behind     resent after the batches before it settled, up to maxRetries, while the
+ *   an unsettled batch)                    session lasts
+ *   retriable (ERR 6, ERR 20)              resent after a pause, up to maxRetries, while the session lasts
  *   anything else (a partial append, a     the session ends (its sequences have a gap now): the result or error goes
  *   fatal code, retries exhausted)         to the caller, and the batches behind it come back "not appended" (ERR 7
  *                                          with no acks), which the accumulator resends, in their first order, on the
@@ -23,7 +25,7 @@ import { BrokerError, ConnectionError, type CraterError } from '../../errors.js'
 import { type Current, isLostReply } from './idempotent-rules.js';
 
 export type { Current, ProducerIdentity } from './idempotent-rules.js';
-import { ErrorCode } from '../../protocol/error-codes.js';
+import { ErrorCode, errorRule } from '../../protocol/error-codes.js';
 import { ProduceBatchAckReply } from '../../protocol/messages/produce-batch.js';
 import { BatchFlag } from '../../protocol/opcodes.js';
 import type { EncodedEntries, SendOptions } from '../producer/sink.js';
@@ -154,14 +156,13 @@ export class IdempotentWindow {
       } catch (error) {
         const stale = (): boolean => this.host.generation() !== entry.generation;
         if (error instanceof BrokerError) {
-          if (error.errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE && attempt < this.host.maxRetries()) {
+          const rule = errorRule(error.errorCode);
+          if (attempt >= this.host.maxRetries() || !(rule.resendAfterEarlier || rule.retriable)) throw error;
+          if (rule.resendAfterEarlier) {
             await this.before(topic, entry);
-          } else if (error.errorCode === ErrorCode.RATE_LIMITED || error.errorCode === ErrorCode.NOT_LEADER) {
-            if (attempt >= this.host.maxRetries()) throw error;
+          } else {
             await new Promise((resolve) => setTimeout(resolve, pause));
             pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS);
-          } else {
-            throw error;
           }
           if (stale()) return notAppended(error);
         } else {

@@ -10,7 +10,7 @@
  *              it could duplicate, so the sink's own same-sequence resend is the only retry
  */
 import { BrokerError, ConnectionError, TimeoutError } from '../../errors.js';
-import { ErrorCode, errorRule } from '../../protocol/error-codes.js';
+import { errorRule } from '../../protocol/error-codes.js';
 
 export type RetryRule = 'retry' | 'fatal' | 'unknown';
 
@@ -21,11 +21,11 @@ export function brokerRule(errorCode: number): RetryRule {
 
 /**
  * The unsent tail of a partial append (a PRODUCE_BATCH ack list shorter than the batch): the broker truncated it
- * back, so none of it was written and resending it is safe after a storage failure (ERR 7) too; any other code
- * follows the table.
+ * back, so none of it was written; the table's `tailRetriable` says after which codes resending it is safe (the
+ * retriable ones, and a storage failure, ERR 7).
  */
 export function tailRule(error: unknown): RetryRule {
-  if (error instanceof BrokerError && error.errorCode === ErrorCode.INTERNAL) return 'retry';
+  if (error instanceof BrokerError) return errorRule(error.errorCode).tailRetriable ? 'retry' : 'fatal';
   return retryRule(error);
 }
 
