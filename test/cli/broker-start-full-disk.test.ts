@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/client.js';
 import { CommitLog } from '../../src/storage/commit-log.js';
-import { type CliRun, crater, spawnCrater } from '../helpers/cli.js';
+import { type CliRun, brokerAddressOf, crater, spawnCrater } from '../helpers/cli.js';
 import { type TinyDisk, mountTinyDisk } from '../helpers/tiny-disk.js';
 
 let disk: TinyDisk | undefined;
@@ -23,19 +23,6 @@ afterEach(async () => {
   disk = undefined;
 });
 
-async function addressOf(run: CliRun, timeoutMs = 20_000): Promise<string> {
-  let out = '';
-  run.child.stdout.on('data', (d: string) => (out += d));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = /CRATER_BROKER=(\S+)/.exec(out);
-    if (m) return m[1]!;
-    if (run.child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`broker did not start: ${(await run.done).stderr}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('crater broker start on a full disk', () => {
   it('SIGTERM: one line about the failed final sync, exit 0; a restart that cannot open a commit log names ENOSPC', async (ctx) => {
     const mounted = await mountTinyDisk();
@@ -44,7 +31,7 @@ describe('crater broker start on a full disk', () => {
     const dataDir = path.join(disk.dir, 'data');
     const run = spawnCrater(['broker', 'start', '--data-dir', dataDir, '--port', '0', '--topic', 't:1']);
     runs.push(run);
-    const broker = await addressOf(run);
+    const broker = await brokerAddressOf(run);
     const client = await connect({ broker });
     try {
       for (let i = 0; i < 1000; i++) await client.produce('t', { key: `k${i}`, value: Buffer.alloc(60_000, 1) });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { Op } from '../../src/protocol/opcodes.js';
-import { type CliRun, spawnCrater } from '../helpers/cli.js';
+import { type CliRun, brokerAddressOf, spawnCrater } from '../helpers/cli.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { tempDataDir } from '../helpers/temp-broker.js';
 
@@ -24,19 +24,6 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => fs.rm(d, { recursive: true, force: true })));
 });
 
-async function addressOf(run: CliRun, timeoutMs = 20_000): Promise<number> {
-  let out = '';
-  run.child.stdout.on('data', (d: string) => (out += d));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = /CRATER_BROKER=[^:\s]+:(\d+)/.exec(out);
-    if (m) return Number(m[1]);
-    if (run.child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`broker did not start: ${(await run.done).stderr}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('crater broker start connection limits', () => {
   it('CRATER_MAX_CONNECTIONS_PER_IP and the config file set the limits; the extra connection gets ERR 6', async () => {
     const dataDir = await tempDataDir();
@@ -48,7 +35,8 @@ describe('crater broker start connection limits', () => {
       env: { CRATER_MAX_CONNECTIONS_PER_IP: '1' },
     });
     runs.push(run);
-    const port = await addressOf(run);
+    const address = await brokerAddressOf(run);
+    const port = Number(address.slice(address.lastIndexOf(':') + 1));
     const first = await RawClient.authenticated(port);
     clients.push(first);
     const second = await RawClient.connect(port);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import type { Broker } from '../../src/broker/broker.js';
 import { connect } from '../../src/client/client.js';
+import { until } from './eventually.js';
 import { type TempBroker, startTempBroker } from './temp-broker.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -58,6 +59,21 @@ export function spawnCrater(args: string[], options: CliOptions = {}): CliRun {
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
   return { child, done };
+}
+
+/**
+ * The host:port of the `crater broker start` child `run`, from the CRATER_BROKER= line it prints once listening
+ * (polled up to `timeoutMs`); throws with the child's stderr if it exits first.
+ */
+export async function brokerAddressOf(run: CliRun, timeoutMs = 20_000): Promise<string> {
+  let out = '';
+  run.child.stdout.on('data', (d: string) => (out += d));
+  const address = await until(
+    () => /CRATER_BROKER=(\S+)/.exec(out)?.[1] ?? (run.child.exitCode !== null ? null : undefined),
+    { timeoutMs, intervalMs: 25, what: 'a CRATER_BROKER= line on stdout' },
+  );
+  if (address === null) throw new Error(`broker did not start: ${(await run.done).stderr}`);
+  return address;
 }
 
 /** Runs `crater ARGS` to its end with `input` (default: nothing) on stdin. */

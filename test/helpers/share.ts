@@ -27,14 +27,18 @@ export const fill = (c: Client, topic: string, n: number, prefix = 'v') =>
 
 export const valueOf = (r: ShareConsumerRecord): string => r.value.toString();
 
-/** Polls `consumer` until `want` records arrived (or the deadline); returns them in arrival order. */
-export async function pollUntil(
-  consumer: ShareConsumer,
-  want: number,
-  timeoutMs = 10_000,
-): Promise<ShareConsumerRecord[]> {
+/**
+ * Polls `consumer` until at least `want` records arrived, and returns them in arrival order; throws past the
+ * deadline, saying how many had arrived. Each poll waits up to the consumer's maxWaitMs itself, so there is no
+ * pause between polls.
+ */
+export function pollUntil(consumer: ShareConsumer, want: number, timeoutMs = 10_000): Promise<ShareConsumerRecord[]> {
   const got: ShareConsumerRecord[] = [];
-  const deadline = Date.now() + timeoutMs;
-  while (got.length < want && Date.now() < deadline) got.push(...(await consumer.poll()));
-  return got;
+  return until(
+    async () => {
+      got.push(...(await consumer.poll()));
+      return got.length >= want ? got : undefined;
+    },
+    { timeoutMs, intervalMs: 0, what: () => `${want} share records (${got.length} arrived)` },
+  );
 }

@@ -12,19 +12,29 @@ import { useTempBroker } from '../helpers/temp-broker.js';
 const env = useTempBroker({ topics: [{ name: 'big', partitions: 1 }] });
 /** FETCHes of 8 records of 512 KiB each (4 MiB a reply): 24 MiB in all, far past the loopback socket buffers. */
 const FETCHES = 6;
+const RECORDS_PER_FETCH = 8;
+const VALUE_BYTES = 512 * 1024;
 
 describe('send deadline (wire.md §1)', () => {
   it('a client that never reads is closed once its unsent replies have not drained for sendTimeoutMs', async () => {
     // A pending-bytes cap far above what the test queues, so only the deadline can close the connection.
     const warnings: Record<string, unknown>[] = [];
+    // The group's in-memory cursor when the deadline fired, read before the teardown rewinds it.
+    const cursorAtDeadline: (bigint | undefined)[] = [];
+    let readCursor = (): bigint | undefined => undefined;
     const logger = {
       ...silentLogger,
-      warn: (_: string, fields?: Record<string, unknown>) => warnings.push(fields ?? {}),
+      warn: (_: string, fields?: Record<string, unknown>) => {
+        warnings.push(fields ?? {});
+        cursorAtDeadline.push(readCursor());
+      },
     };
     const b = await env.start({ sendTimeoutMs: 300, maxPendingSendBytes: 1 << 30, logger });
-    const value = Buffer.alloc(512 * 1024, 7);
+    const rt = consumerRuntimeOf(b);
+    readCursor = () => rt.cursors.get('g', 'big', 1);
+    const value = Buffer.alloc(VALUE_BYTES, 7);
     const log = b.topics.requireTopic('big').partitions[0]!;
-    const records = Array.from({ length: FETCHES * 8 }, (_, i) => ({
+    const records = Array.from({ length: FETCHES * RECORDS_PER_FETCH }, (_, i) => ({
       attrs: 0,
       timestamp: 1n,
       key: Buffer.from(`k${i}`),
@@ -36,19 +46,25 @@ describe('send deadline (wire.md §1)', () => {
     b.on((e) => events.push(e));
     const c = await env.raw();
     c.socket.pause();
-    // One connection is bound to one group, and each FETCH resumes where the last one left: FETCHES × 4 MiB queued.
+    // One connection is bound to one group, and each FETCH resumes where the last one left off.
     for (let i = 0; i < FETCHES; i++)
-      c.send(FetchRequest, { topic: 'big', group: 'g', maxRecords: 8, flags: FetchFlag.BATCHED });
+      c.send(FetchRequest, { topic: 'big', group: 'g', maxRecords: RECORDS_PER_FETCH, flags: FetchFlag.BATCHED });
     await eventually(() => events.some((e) => e.type === 'connection-closed'), 10_000);
     const closed = events.find((e) => e.type === 'connection-closed');
     expect(closed).toMatchObject({ reason: 'send-deadline', connections: 0 });
-    // Every FETCH was answered with records (no ERROR reply among them), and at the deadline more than one FETCH's
-    // worth of them was still unsent, so the deadline, not a full socket buffer, is what closed the connection.
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.pendingBytes).toBeGreaterThan(4 * 1024 * 1024);
+    // The cursor moves only once a FETCH's records were queued for the socket, by at most maxRecords a FETCH: at
+    // logEndOffset (past all FETCHES × RECORDS_PER_FETCH records) when the deadline fired, every FETCH had queued a
+    // full reply of records (an ERROR reply, a short one or a FETCH not yet served would leave it short).
+    expect(cursorAtDeadline).toEqual([log.logEndOffset]);
+    // More than one FETCH's worth of those replies was still unsent at the deadline, so the deadline, not a full
+    // socket buffer, is what closed the connection; and no more than all of them was.
+    const pendingBytes = warnings[0]!.pendingBytes as number;
+    const replyBytes = RECORDS_PER_FETCH * VALUE_BYTES;
+    expect(pendingBytes).toBeGreaterThan(replyBytes);
+    expect(pendingBytes).toBeLessThan(FETCHES * replyBytes * 1.01);
     // Records whose reply never reached the kernel are not committed (a FETCH commits once its reply left): once the
-    // pending commits settle, the group's cursor is short of the end of all FETCHES × 8 records.
-    const rt = consumerRuntimeOf(b);
+    // pending commits settle, the group's committed offset on the topic's one partition (1) is short of logEndOffset.
     await rt.commitsSettled('g');
     expect(rt.offsets.get('g', 'big', 1) ?? 0n).toBeLessThan(log.logEndOffset);
   });

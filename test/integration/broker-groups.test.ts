@@ -218,7 +218,10 @@ describe('LIST_GROUPS, DESCRIBE_GROUP, DELETE_GROUP', () => {
     await join(member, 'g', 'm', ['orders']);
     await fetchFrames(member, 'orders', 'g', 2);
     await h.rt.commitsSettled('g');
-    expect(h.rt.offsets.get('g', 'orders', 1)).toBeDefined();
+    // The FETCH's commit landed: the group has a committed offset, where its cursor stands past the 2 records.
+    const committed = h.rt.offsets.get('g', 'orders', 1);
+    expect(committed).toBeGreaterThan(0n);
+    expect(committed).toBe(h.rt.cursors.get('g', 'orders', 1));
     expect(errorCodeOf(await admin.request(DeleteGroupRequest, { groupId: 'g' }))).toBe(ErrorCode.GROUP_NOT_EMPTY);
     expect(errorCodeOf(await admin.request(DeleteGroupRequest, { groupId: 'nope' }))).toBe(ErrorCode.GROUP_MISSING);
     await member.request(LeaveGroupRequest, { groupId: 'g', memberId: 'm' });

@@ -13,6 +13,7 @@ import { UsageError } from '../../src/errors.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
 import { ShareAckRequest, ShareAckResultReply } from '../../src/protocol/messages/share-ack.js';
 import { ShareAckType } from '../../src/protocol/opcodes.js';
+import { until } from '../helpers/eventually.js';
 import { eventually, fill, manualClock, pollUntil, valueOf } from '../helpers/share.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
@@ -48,14 +49,19 @@ describe('share groups: delivery to concurrent members', () => {
     const seen = members.map(() => [] as string[]);
     let total = 0;
     await Promise.all(
-      members.map(async (m, i) => {
-        const deadline = Date.now() + 20_000;
-        while (total < 2_000 && Date.now() < deadline) {
-          const records = await m.poll();
-          for (const r of records) seen[i]!.push(valueOf(r));
-          total += records.length;
-        }
-      }),
+      members.map((m, i) =>
+        until(
+          async () => {
+            if (total < 2_000) {
+              const records = await m.poll();
+              for (const r of records) seen[i]!.push(valueOf(r));
+              total += records.length;
+            }
+            return total >= 2_000 ? true : undefined;
+          },
+          { timeoutMs: 20_000, intervalMs: 0, what: () => `2,000 records across the members (${total} arrived)` },
+        ),
+      ),
     );
     const all = seen.flat();
     expect(all).toHaveLength(2_000);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { BrokerError } from '../../src/errors.js';
 import { ErrorCode } from '../../src/protocol/error-codes.js';
+import { pollUntil } from '../helpers/share.js';
 import { useTempBroker } from '../helpers/temp-broker.js';
 
 const env = useTempBroker();
@@ -47,8 +48,7 @@ describe('share group reset', () => {
     await client.shareGroups.alter('g', { 'auto.offset.reset': 'earliest' });
     const member = await env.client();
     const consumer = env.track(await member.shareConsumer({ group: 'g', topics: ['t'], maxWaitMs: 100 }));
-    let got = 0;
-    while (got < 2) got += (await consumer.poll()).length;
+    expect(await pollUntil(consumer, 2)).toHaveLength(2);
     const d = await client.shareGroups.describe('g');
     expect(d.partitions[0]).toMatchObject({
       acquired: 2,

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { connectKafka } from '../../src/client/kafka/kafka-backend.js';
+import { until } from '../helpers/eventually.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -48,16 +49,24 @@ function skip(project: TestProject, why: string): undefined {
  */
 async function waitForCoordinator(bootstrap: string): Promise<void> {
   const kafka = await connectKafka({ bootstrap, timeoutMs: 30_000 });
-  const deadline = performance.now() + 120_000;
+  let last: unknown;
   try {
-    for (;;) {
-      try {
-        await kafka.describeGroup('crater-suite-warm-up');
-        return;
-      } catch (error) {
-        if (performance.now() > deadline) throw error;
-      }
-    }
+    await until(
+      async () => {
+        try {
+          await kafka.describeGroup('crater-suite-warm-up');
+          return true;
+        } catch (error) {
+          last = error;
+          return undefined;
+        }
+      },
+      {
+        timeoutMs: 120_000,
+        intervalMs: 0,
+        what: () => `a group coordinator (last error: ${last instanceof Error ? last.message : String(last)})`,
+      },
+    );
   } finally {
     await kafka.close();
   }

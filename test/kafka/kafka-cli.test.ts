@@ -65,7 +65,9 @@ describe.skipIf(noKafka)('crater CLI on Kafka', () => {
       .join('\n');
     const produced = await run(['produce', topic, '--input', 'jsonl', '--batch', '10', '--json'], input);
     expect(produced.code, produced.stderr).toBe(0);
-    for (const d of jsonLines(produced.stdout)) {
+    const reports = jsonLines(produced.stdout);
+    expect(reports).toHaveLength(envelopes.length);
+    for (const d of reports) {
       expect(d.partition).toBeGreaterThanOrEqual(0);
       expect(d.partition).toBeLessThan(3);
     }

@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KafkaBackend } from '../../src/client/kafka/kafka-backend.js';
 import { crater, jsonLines } from '../helpers/cli.js';
+import { until } from '../helpers/eventually.js';
 import { bootstrap, noKafka, openKafka, uniqueName } from './helpers.js';
 
 const run = (args: string[], input = '') => crater(args, input, { broker: bootstrap() });
@@ -153,7 +154,13 @@ describe.skipIf(noKafka)('crater CLI on Kafka: exec, positions, reset-offsets, r
     const group = uniqueName('rg');
     const member = await kafka.consumer({ group, topics: topic });
     let polled = 0;
-    while (polled < 6) polled += (await member.poll({ maxRecords: 6 })).length;
+    await until(
+      async () => {
+        polled += (await member.poll({ maxRecords: 6 })).length;
+        return polled >= 6 ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 0, what: () => `6 records polled (${polled} so far)` },
+    );
     expect(polled).toBe(6);
     const refused = await run(['group', 'reset-offsets', group, topic, '--to', 'earliest', '--execute']);
     expect(refused.code).toBe(1);
@@ -231,5 +238,5 @@ describe.skipIf(noKafka)('crater CLI on Kafka: exec, positions, reset-offsets, r
 
 /** Waits until the wall clock has passed `ms` (a timestamp boundary for @TS), without a fixed sleep. */
 async function pollPast(ms: bigint): Promise<void> {
-  while (BigInt(Date.now()) <= ms) await new Promise((resolve) => setImmediate(resolve));
+  await until(() => (BigInt(Date.now()) > ms ? true : undefined), { intervalMs: 1, what: `the wall clock past ${ms}` });
 }

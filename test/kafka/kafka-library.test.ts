@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FetchedRecord } from '../../src/client/backend.js';
 import type { KafkaBackend } from '../../src/client/kafka/kafka-backend.js';
+import { until } from '../helpers/eventually.js';
 import { noKafka, openKafka, pollUntil, uniqueName } from './helpers.js';
 
 describe.skipIf(noKafka)('the library on Kafka', () => {
@@ -28,7 +29,13 @@ describe.skipIf(noKafka)('the library on Kafka', () => {
     const first = await kafka.consumer({ group, topics: topic });
     expect((await kafka.describeGroup(group)).members).toHaveLength(1);
     const got: FetchedRecord[] = [];
-    while (got.length < 4) got.push(...(await first.poll({ maxRecords: 10 })));
+    await until(
+      async () => {
+        got.push(...(await first.poll({ maxRecords: 10 })));
+        return got.length >= 4 ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 0, what: () => `4 records polled (${got.length} so far)` },
+    );
     expect(got.map((r) => `${r.partition}:${r.offset}:${r.value.toString()}`).sort()).toEqual([
       '0:0:a',
       '0:1:b',

@@ -11,12 +11,21 @@ function strHex(text: string): string {
   return Buffer.byteLength(text).toString(16).padStart(8, '0') + Buffer.from(text).toString('hex');
 }
 
+/** SEQ_CORREL spelled out: the bytes 0x01 to 0x10. */
+const CORREL_HEX = '0102030405060708090a0b0c0d0e0f10';
+
+interface Summary {
+  op: number;
+  correl: string;
+  payload: string;
+}
+
 /**
- * Three frames of different sizes back to back, and what the decoder should return for them. The expected
- * payloads are written out from the PRODUCE layout (u8 codec · str topic · str key · str value), not taken from the
- * encoder or the decoder under test.
+ * Three frames of different sizes back to back, and what the decoder should return for them. The expected op,
+ * correlation id and payloads are written out from the PRODUCE layout (u8 codec · str topic · str key · str value),
+ * not taken from the encoder or the decoder under test.
  */
-function stream(): { bytes: Buffer; expected: { op: number; payload: string }[] } {
+function stream(): { bytes: Buffer; expected: Summary[] } {
   const w = new Writer();
   const values = ['v', 'x'.repeat(300), ''];
   for (const v of values) {
@@ -24,12 +33,16 @@ function stream(): { bytes: Buffer; expected: { op: number; payload: string }[] 
     encodeFrame(ProduceRequest, SEQ_CORREL, message, w);
   }
   const bytes = Buffer.from(w.finish());
-  const expected = values.map((v) => ({ op: 0x03, payload: '00' + strHex('orders') + strHex('k') + strHex(v) }));
+  const expected = values.map((v) => ({
+    op: 0x03,
+    correl: CORREL_HEX,
+    payload: '00' + strHex('orders') + strHex('k') + strHex(v),
+  }));
   return { bytes, expected };
 }
 
-function summarise(frames: Frame[]): { op: number; payload: string }[] {
-  return frames.map((f) => ({ op: f.op, payload: f.payload.toString('hex') }));
+function summarise(frames: Frame[]): Summary[] {
+  return frames.map((f) => ({ op: f.op, correl: f.correl.toString('hex'), payload: f.payload.toString('hex') }));
 }
 
 function frameOfLength(frameLen: number): Buffer {
@@ -46,6 +59,12 @@ describe('FrameDecoder', () => {
     const frames = new FrameDecoder().push(bytes);
     expect(summarise(frames)).toEqual(expected);
     expect(frames.every((f) => f.op === ProduceRequest.op && f.correl.equals(SEQ_CORREL))).toBe(true);
+    // The stream is the frames' own bytes: FrameLen · op · correl · payload each, nothing between them.
+    const framed = expected.map((e) => {
+      const body = '03' + CORREL_HEX + e.payload;
+      return (body.length / 2).toString(16).padStart(8, '0') + body;
+    });
+    expect(bytes.toString('hex')).toBe(framed.join(''));
     expect(frames[1]!.payload.length).toBe(1 + 10 + 5 + 304);
   });
 

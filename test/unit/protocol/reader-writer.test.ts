@@ -127,6 +127,19 @@ describe('Writer refuses what its width cannot carry', () => {
     expect(refused((w) => w.u64(2n ** 64n)).width).toBe('u64');
   });
 
+  it('u64Number: 0 and 2^53-1 are written as 8 big-endian bytes; -1, 0.5, NaN, 2^53 and Infinity are refused', () => {
+    const hexOf = (v: number) => new Writer(1).u64Number(v).finish().toString('hex');
+    expect(hexOf(0)).toBe('0000000000000000');
+    expect(hexOf(2 ** 53 - 1)).toBe('001fffffffffffff');
+    // Above 2^32, so both halves carry a bit: 0x0000_0001_0000_0002.
+    expect(hexOf(2 ** 32 + 2)).toBe('0000000100000002');
+    for (const bad of [-1, 0.5, Number.NaN, 2 ** 53, Number.POSITIVE_INFINITY]) {
+      const e = refused((w) => w.u64Number(bad));
+      expect(e.width).toBe('u64');
+      expect(e.value).toBe(bad);
+    }
+  });
+
   it('a str length is a u32: the prefix of an empty and of a 300-byte value is exact', () => {
     const w = new Writer(1).str(Buffer.alloc(0)).str(new Uint8Array(300));
     expect(w.finish().subarray(0, 8).toString('hex')).toBe('000000000000012c');
