@@ -334,7 +334,9 @@ export function encodeControlValue(marker: number, producerId: bigint, epoch: nu
   return b;
 }
 
+/** Undefined when the value is shorter than 11 bytes; bytes after them are ignored. */
 export function decodeControlValue(value: Buffer): { marker: number; producerId: bigint; epoch: number } | undefined {
   if (value.length < 11) return undefined;
-  return { marker: value[0]!, producerId: value.readBigUInt64BE(1), epoch: value.readUInt16BE(9) };
+  const r = new Reader(value);
+  return { marker: r.u8('marker'), producerId: r.u64('pid'), epoch: r.u16('epoch') };
 }

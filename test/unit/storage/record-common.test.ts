@@ -8,6 +8,8 @@ import {
   LENGTH_PREFIX_BYTES,
   RecordAttr,
   commonRecordSize,
+  decodeControlValue,
+  encodeControlValue,
   encodeRecord,
   readCommonRecord,
   readRecord,
@@ -79,5 +81,14 @@ describe('commonRecordSize', () => {
         p += strict.record.size;
       }
     }
+  });
+});
+
+describe('decodeControlValue', () => {
+  it('reads marker, pid and epoch, ignores bytes after them, and gives undefined for fewer than 11', () => {
+    const v = encodeControlValue(1, 2n ** 63n + 5n, 0xfffe);
+    expect(decodeControlValue(v)).toEqual({ marker: 1, producerId: 2n ** 63n + 5n, epoch: 0xfffe });
+    expect(decodeControlValue(Buffer.concat([v, Buffer.from([9])]))).toEqual(decodeControlValue(v));
+    expect(decodeControlValue(v.subarray(0, 10))).toBeUndefined();
   });
 });
