@@ -13,7 +13,7 @@ import type { FetchedRecord } from '../protocol/messages/fetch.js';
 import { readHeaders, type RecordHeader } from '../protocol/headers.js';
 import { u32At, u64At } from '../protocol/raw-ints.js';
 import { Reader } from '../protocol/reader.js';
-import { byteView } from '../protocol/byte-view.js';
+import { byteView, sameRange } from '../protocol/byte-view.js';
 
 /** Row fields, ROW ints per record. */
 const TOPIC = 0;
@@ -274,11 +274,4 @@ export function decodeFetchTable(b: Buffer, withHeaders: boolean): FetchTable | 
   }
   if (p !== end) return undefined;
   return new FetchTable(b, rows, topics, withHeaders);
-}
-
-/** Whether `b[a, a+len)` equals `b[c, c+len)`. */
-function sameRange(b: Buffer, a: number, c: number, len: number): boolean {
-  if (a === c) return true;
-  for (let i = 0; i < len; i++) if (b[a + i] !== b[c + i]) return false;
-  return true;
 }

@@ -6,6 +6,9 @@
  * every Buffer from (FastBuffer), and constructing it directly over the ArrayBuffer makes the same object in about
  * 13 ns. When a runtime does not expose it that way, `subarray` is used. Callers check bounds first: a view is
  * never checked against the parent Buffer's own range, only against its ArrayBuffer.
+ *
+ * The same loops recognise a record's topic as the previous record's by comparing the two ranges in place
+ * (`sameRange`), which needs no view at all.
  */
 
 type ViewConstructor = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => Buffer;
@@ -38,3 +41,13 @@ export const byteView: (buf: Buffer, start: number, end: number) => Buffer = Vie
 export const arrayBufferView: (ab: ArrayBufferLike, at: number, length: number) => Buffer = View
   ? (ab, at, length) => new View(ab, at, length)
   : (ab, at, length) => Buffer.from(ab, at, length);
+
+/**
+ * Whether `b[a, a+len)` equals `b[c, c+len)`, compared in place by a byte loop (no view is built for it).
+ * The caller guarantees both ranges lie inside `b`.
+ */
+export function sameRange(b: Buffer, a: number, c: number, len: number): boolean {
+  if (a === c) return true;
+  for (let i = 0; i < len; i++) if (b[a + i] !== b[c + i]) return false;
+  return true;
+}

@@ -9,7 +9,6 @@
  * append, so a segment can overshoot. Compaction renumbers survivors from each segment's base, leaving gaps that
  * reads skip. sync() fsyncs at once, with no coalescing.
  */
-import { storageFs as fs } from './file-io.js';
 import { CorruptDataError, LogFencedError, StorageError, UsageError } from '../errors.js';
 import {
   INDEX_ENTRY_BYTES,
@@ -20,7 +19,7 @@ import {
   segmentFileName,
 } from './commit-log-segments.js';
 import { type CleanupPolicy, compactSegments, segmentsOverBudget } from './compaction.js';
-import { fsyncAsync, readFullySync, writeFullySync } from './file-io.js';
+import { fsyncAsync, readAtSync, storageFs as fs, writeAtSync } from './file-io.js';
 import { FsyncClaims } from './fsync-claims.js';
 import type { AppendResult, LogRecord, PartitionLog, ReadLimits } from './partition-log.js';
 import { type RecordToStore, readRecord, recordSize, writeRecord } from './record.js';
@@ -38,15 +37,6 @@ export interface CommitLogOptions {
   cleanupPolicy?: CleanupPolicy;
   /** Byte budget for the `delete` policy; 0 (the default) keeps everything. */
   maxLogBytes?: number;
-}
-
-function writeAt(fd: number, buf: Buffer, position: number): void {
-  writeFullySync(fd, buf, 0, buf.length, position);
-}
-
-function readAt(fd: number, buf: Buffer, position: number): void {
-  const got = readFullySync(fd, buf, 0, buf.length, position);
-  if (got < buf.length) throw new StorageError(`short read at ${position + got}`);
 }
 
 export class CommitLog implements PartitionLog {
@@ -151,8 +141,8 @@ export class CommitLog implements PartitionLog {
           p += size;
         }
         const first = seg.positions.length;
-        writeAt(seg.fd!, buf, seg.size);
-        writeAt(seg.indexFd!, indexBytes(newPositions, first), first * INDEX_ENTRY_BYTES);
+        writeAtSync(seg.fd!, buf, seg.size);
+        writeAtSync(seg.indexFd!, indexBytes(newPositions, first), first * INDEX_ENTRY_BYTES);
         for (const pos of newPositions) seg.positions.push(pos);
         seg.size += bytes;
         for (let k = 0; k < newPositions.length; k++) offsets.push(seg.base + BigInt(first + k));
@@ -309,7 +299,7 @@ export class CommitLog implements PartitionLog {
       if (end === rel) break;
       const start = seg.positions[rel]!;
       const buf = Buffer.allocUnsafe(bytes);
-      readAt(this.fdFor(seg), buf, start);
+      readAtSync(this.fdFor(seg), buf, start);
       for (let k = rel; k < end; k++) {
         const at = seg.positions[k]! - start;
         const result = readRecord(buf, at, at + ((seg.positions[k + 1] ?? seg.size) - seg.positions[k]!));

@@ -165,6 +165,17 @@ export function readFullySync(fd: number, buf: Uint8Array, off: number, len: num
   return done;
 }
 
+/** Writes all of `buf` at `position`. */
+export function writeAtSync(fd: number, buf: Uint8Array, position: number): void {
+  writeFullySync(fd, buf, 0, buf.length, position);
+}
+
+/** Fills all of `buf` from `position`; a file that ends first is a StorageError naming where the bytes ran out. */
+export function readAtSync(fd: number, buf: Uint8Array, position: number): void {
+  const got = readFullySync(fd, buf, 0, buf.length, position);
+  if (got < buf.length) throw new StorageError(`short read at ${position + got}`);
+}
+
 /** Lua's `tostring` of a float (`%.14g`, with ".0" appended when it looks integral), as MoonMQ writes `.meta`. */
 export function luaFloatToString(x: number): string {
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : x < 0 ? '-inf' : 'nan';

@@ -67,41 +67,46 @@ export interface IgnoredTail {
  */
 export function readWindowTail(r: Reader, at: number): { window?: WindowTailBatch[]; ignored?: IgnoredTail } {
   const total = r.remaining;
-  const rest = r.bytes(total, 'window tail');
-  const ignored = (problem: string) => ({ ignored: { part: 'window' as const, at, bytes: total, problem } });
+  const start = r.offset;
+  // Every read below is checked against r.remaining first, so a torn tail is ignored, never a DecodeError.
+  const here = () => at + r.offset - start;
+  const ignored = (problem: string) => {
+    r.rest();
+    return { ignored: { part: 'window' as const, at, bytes: total, problem } };
+  };
   if (total < 5) return ignored(`expected at least 5 bytes (u32 magic "CRWI", u8 batch count), found ${total}`);
-  const magic = rest.readUInt32BE(0);
+  const magic = r.u32('window magic');
   if (magic !== WINDOW_MAGIC) {
     const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
     return ignored(`magic ${hex(magic)} at value byte ${at}, expected ${hex(WINDOW_MAGIC)} ("CRWI")`);
   }
-  const n = rest.readUInt8(4);
+  const n = r.u8('window batch count');
   if (n < 1 || n > MAX_WINDOW_TAIL)
     return ignored(`batch count ${n} at value byte ${at + 4}, expected 1..${MAX_WINDOW_TAIL}`);
   const window: WindowTailBatch[] = [];
-  let p = 5;
   for (let i = 0; i < n; i++) {
     const batch = `batch ${i + 1} of ${n}`;
-    if (p + 8 > total) {
+    if (r.remaining < 8) {
       return ignored(
-        `${batch} at value byte ${at + p} needs 8 bytes (u32 base_seq, u32 ack count), found ${total - p}`,
+        `${batch} at value byte ${here()} needs 8 bytes (u32 base_seq, u32 ack count), found ${r.remaining}`,
       );
     }
-    const baseSeq = rest.readUInt32BE(p);
-    const count = rest.readUInt32BE(p + 4);
-    p += 8;
+    const baseSeq = r.u32('window base_seq');
+    const count = r.u32('window ack count');
     if (count < 1 || count > MAX_ACKS) {
-      return ignored(`${batch}: ack count ${count} at value byte ${at + p - 4}, expected 1..${MAX_ACKS}`);
+      return ignored(`${batch}: ack count ${count} at value byte ${here() - 4}, expected 1..${MAX_ACKS}`);
     }
-    if (p + count * 12 > total) {
-      const need = `needs ${count * 12} bytes of acks from value byte ${at + p}, found ${total - p}`;
-      return ignored(`${batch}: ack count ${count} at value byte ${at + p - 4} ${need}`);
+    if (r.remaining < count * 12) {
+      const need = `needs ${count * 12} bytes of acks from value byte ${here()}, found ${r.remaining}`;
+      return ignored(`${batch}: ack count ${count} at value byte ${here() - 4} ${need}`);
     }
     const acks = new Array<WindowAck>(count);
-    for (let j = 0; j < count; j++, p += 12)
-      acks[j] = { partition: rest.readUInt32BE(p), offset: rest.readBigUInt64BE(p + 4) };
+    for (let j = 0; j < count; j++)
+      acks[j] = { partition: r.u32('window ack partition'), offset: r.u64('window ack offset') };
     window.push({ baseSeq, acks });
   }
-  if (p !== total) return ignored(`${total - p} bytes after the last batch, from value byte ${at + p}, expected none`);
+  if (r.remaining !== 0) {
+    return ignored(`${r.remaining} bytes after the last batch, from value byte ${here()}, expected none`);
+  }
   return { window };
 }

@@ -9,10 +9,9 @@
  * ends its run at the first record it does not take (any other attrs, a failed check, the chunk's end): the caller
  * then reads on from there, and anything this reader declines goes through `readRecords`, which knows what is wrong.
  */
-import { crc32Range } from '../protocol/crc32.js';
 import { u32At } from '../protocol/raw-ints.js';
 import type { RawReadLimits, RawRun, ReadScratch } from './partition-log.js';
-import { BASE_HEADER_BYTES, LENGTH_PREFIX_BYTES, MIN_RECORD_BODY } from './record.js';
+import { BASE_HEADER_BYTES, LENGTH_PREFIX_BYTES, commonRecordSize } from './record.js';
 import { DEFAULT_READ_MAX_BYTES, segmentIndexFor } from './segment-reader.js';
 import type { Segment } from './segment.js';
 
@@ -21,6 +20,8 @@ export type { RawRun } from './partition-log.js';
 /** Length prefix, 13-byte header, header CRC and payload CRC: a plain record's bytes besides its key and value. */
 export const PLAIN_RECORD_OVERHEAD = LENGTH_PREFIX_BYTES + BASE_HEADER_BYTES + 8;
 
+/** Every attrs bit: a plain record has attrs 0. */
+const PLAIN_ATTRS = 0xff;
 const BYTES_PER_RECORD_GUESS = 512;
 const MIN_READ_BYTES = 4096;
 
@@ -105,18 +106,10 @@ function scanPlain(
   const limit = at + got;
   verified += at;
   maxBytes += at;
-  while (count < maxRecords && limit - p >= LENGTH_PREFIX_BYTES + MIN_RECORD_BODY) {
-    if (buf[p] !== 0 || buf[p + 1] !== 0 || buf[p + 2] !== 0 || buf[p + 3] !== 0) break;
-    const bodyLen = u32At(buf, p + 4);
-    const h = p + LENGTH_PREFIX_BYTES;
-    if (bodyLen < MIN_RECORD_BODY || bodyLen > limit - h || buf[h] !== 0) break;
-    if (crc32Range(buf, h, h + BASE_HEADER_BYTES) !== u32At(buf, h + BASE_HEADER_BYTES)) break;
-    const payloadStart = h + BASE_HEADER_BYTES + 4;
-    const payloadEnd = h + bodyLen - 4;
-    if (u32At(buf, h + 1) > payloadEnd - payloadStart) break;
-    const size = LENGTH_PREFIX_BYTES + bodyLen;
-    if (count > 0 && p + size > maxBytes) break;
-    if (p + size > verified && crc32Range(buf, payloadStart, payloadEnd) !== u32At(buf, payloadEnd)) break;
+  while (count < maxRecords) {
+    // After the first record the budget bounds the record too, so one past it fails before its payload CRC is run.
+    const size = commonRecordSize(buf, p, count > 0 ? Math.min(limit, maxBytes) : limit, verified, PLAIN_ATTRS);
+    if (size === 0) break;
     p += size;
     count++;
   }

@@ -270,11 +270,32 @@ function readVerified(buf: Buffer, h: number, bodyLen: number, headerLen: number
 }
 
 /**
+ * The one check of the raw hot paths (readCommonRecord, raw-reader's scanPlain): the size on disk of the record at
+ * `p` when it has a 13-byte header, no attrs bit of `excluded`, and passes every check of storage.md §8 within
+ * `buf[0, end)` (length prefix, body length, header CRC, key_len, and the payload CRC unless the record lies within
+ * `buf[0, verified)`); else 0, and the caller goes to `readRecord`, which decides and explains.
+ */
+export function commonRecordSize(buf: Buffer, p: number, end: number, verified: number, excluded: number): number {
+  if (end - p < LENGTH_PREFIX_BYTES + MIN_RECORD_BODY) return 0;
+  if (buf[p] !== 0 || buf[p + 1] !== 0 || buf[p + 2] !== 0 || buf[p + 3] !== 0) return 0;
+  const bodyLen = u32At(buf, p + 4);
+  const h = p + LENGTH_PREFIX_BYTES;
+  if (bodyLen < MIN_RECORD_BODY || bodyLen > end - h || (buf[h]! & excluded) !== 0) return 0;
+  if (crc32Range(buf, h, h + BASE_HEADER_BYTES) !== u32At(buf, h + BASE_HEADER_BYTES)) return 0;
+  const payloadStart = h + BASE_HEADER_BYTES + 4;
+  const payloadEnd = h + bodyLen - 4;
+  if (u32At(buf, h + 1) > payloadEnd - payloadStart) return 0;
+  const size = LENGTH_PREFIX_BYTES + bodyLen;
+  if (p + size > verified && crc32Range(buf, payloadStart, payloadEnd) !== u32At(buf, payloadEnd)) return 0;
+  return size;
+}
+
+/**
  * readRecord's fast path, for the segment reader's hot loop: the record at `p` when it is a common one (13-byte
- * header, no header block) that passes every check of storage.md §8 within `buf[0, end)`, read on raw indices with
- * zero-copy views; undefined sends the caller to `readRecord`, which decides and explains. `buf[0, verified)` is
- * already known whole (its payload CRC is skipped). The record is returned with `offset`, and `nextOffset` =
- * `base + p + size` (`base` being the global offset of `buf[0]`), so the caller builds no second object.
+ * header, no header block) that passes commonRecordSize within `buf[0, end)`, read on raw indices with zero-copy
+ * views; undefined sends the caller to `readRecord`. `buf[0, verified)` is already known whole (its payload CRC is
+ * skipped). The record is returned with `offset`, and `nextOffset` = `base + p + size` (`base` being the global
+ * offset of `buf[0]`), so the caller builds no second object.
  */
 export function readCommonRecord(
   buf: Buffer,
@@ -284,24 +305,15 @@ export function readCommonRecord(
   offset: bigint,
   base: number,
 ): (StoredRecord & { offset: bigint; nextOffset: bigint }) | undefined {
-  if (end - p < LENGTH_PREFIX_BYTES + MIN_RECORD_BODY) return undefined;
-  const bodyLen = u32At(buf, p + 4);
+  const size = commonRecordSize(buf, p, end, verified, COMMON_RECORD_EXCLUDES);
+  if (size === 0) return undefined;
   const h = p + LENGTH_PREFIX_BYTES;
-  const attrs = buf[h]!;
-  if (buf[p] !== 0 || buf[p + 1] !== 0 || buf[p + 2] !== 0 || buf[p + 3] !== 0) return undefined;
-  if (bodyLen < MIN_RECORD_BODY || bodyLen > end - h || (attrs & COMMON_RECORD_EXCLUDES) !== 0) return undefined;
-  if (crc32Range(buf, h, h + BASE_HEADER_BYTES) !== u32At(buf, h + BASE_HEADER_BYTES)) return undefined;
-  const keyLen = u32At(buf, h + 1);
-  const payloadStart = h + BASE_HEADER_BYTES + 4;
-  const payloadEnd = h + bodyLen - 4;
-  if (keyLen > payloadEnd - payloadStart) return undefined;
-  const size = LENGTH_PREFIX_BYTES + bodyLen;
-  if (p + size > verified && crc32Range(buf, payloadStart, payloadEnd) !== u32At(buf, payloadEnd)) return undefined;
+  const keyEnd = h + BASE_HEADER_BYTES + 4 + u32At(buf, h + 1);
   return {
-    attrs,
+    attrs: buf[h]!,
     timestamp: u64At(buf, h + 5),
-    key: byteView(buf, payloadStart, payloadStart + keyLen),
-    value: byteView(buf, payloadStart + keyLen, payloadEnd),
+    key: byteView(buf, h + BASE_HEADER_BYTES + 4, keyEnd),
+    value: byteView(buf, keyEnd, p + size - 4),
     headers: undefined,
     producerId: undefined,
     epoch: undefined,
@@ -322,7 +334,9 @@ export function encodeControlValue(marker: number, producerId: bigint, epoch: nu
   return b;
 }
 
+/** Undefined when the value is shorter than 11 bytes; bytes after them are ignored. */
 export function decodeControlValue(value: Buffer): { marker: number; producerId: bigint; epoch: number } | undefined {
   if (value.length < 11) return undefined;
-  return { marker: value[0]!, producerId: value.readBigUInt64BE(1), epoch: value.readUInt16BE(9) };
+  const r = new Reader(value);
+  return { marker: r.u8('marker'), producerId: r.u64('pid'), epoch: r.u16('epoch') };
 }

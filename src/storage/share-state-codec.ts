@@ -66,10 +66,10 @@ export function shareStatePartition(group: string, partitions: number = SHARE_ST
   return (fnv1a32(Buffer.from(group, 'utf8')) % partitions) + 1;
 }
 
-/** The partition for an encoded key (the group sits at the same place in both kinds). */
+/** The partition for an encoded key (the group sits at the same place in both kinds, after the kind byte). */
 export function shareStatePartitionOfKey(key: Buffer, partitions: number): number {
-  const len = key.readUInt16BE(1);
-  return (fnv1a32(key.subarray(3, 3 + len)) % partitions) + 1;
+  const r = new Reader(key, 1);
+  return (fnv1a32(r.bytes(r.u16('group_len'), 'group')) % partitions) + 1;
 }
 
 function short(w: Writer, s: string): void {

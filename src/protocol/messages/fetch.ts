@@ -17,7 +17,7 @@
  * rejects goes through the Reader again, so errors name the same field and offset either way.
  * Caps apply on decode; encoders write what they are given.
  */
-import { arrayBufferView } from '../byte-view.js';
+import { arrayBufferView, sameRange } from '../byte-view.js';
 import { type RecordHeader, readHeaders, writeHeaders } from '../headers.js';
 import { Caps } from '../limits.js';
 import { type MessageCodec, defineMessage } from '../message.js';
@@ -230,13 +230,6 @@ function decodePlainBatch(b: Buffer, withHeaders: boolean): RecordBatch | undefi
     records[i] = { topic, partition, offset, timestamp, key, value, headers: [] };
   }
   return { records };
-}
-
-/** Whether `b[a, a+len)` equals `b[c, c+len)`. */
-function sameRange(b: Buffer, a: number, c: number, len: number): boolean {
-  if (a === c) return true;
-  for (let i = 0; i < len; i++) if (b[a + i] !== b[c + i]) return false;
-  return true;
 }
 
 /** RECORD_BATCH as MoonMQ sends it: no header blocks. */

@@ -20,7 +20,7 @@ import { DecodeError } from '../../errors.js';
 import { type RecordHeader, readHeaders, writeHeaders } from '../headers.js';
 import { byteView } from '../byte-view.js';
 import { Caps, Limits } from '../limits.js';
-import { u32At } from '../raw-ints.js';
+import { u32At, u64At } from '../raw-ints.js';
 import { Reader } from '../reader.js';
 import { defineMessage } from '../message.js';
 import { BatchFlag, Op } from '../opcodes.js';
@@ -183,21 +183,9 @@ export const ProduceBatchAckReply = defineMessage<ProduceBatchAck>({
   },
 });
 
-const TWO_32 = 2 ** 32;
-/** The high word of an offset below 2^53, which one Number carries exactly (a single bigint conversion). */
-const SAFE_HIGH = 0x20_0000;
-
-/**
- * `n` acks of 12 bytes each from `b`: the offset becomes a bigint in one conversion where it is below
- * 2^53, instead of readBigUInt64BE's two halves shifted and added as bigints.
- */
+/** `n` acks of 12 bytes each from `b`, the offsets through raw-ints' u64At (one conversion below 2^53). */
 function decodeAcks(b: Buffer, n: number): ProduceAck[] {
   const acks = new Array<ProduceAck>(n);
-  for (let i = 0, p = 0; i < n; i++, p += 12) {
-    const hi = u32At(b, p + 4);
-    const lo = u32At(b, p + 8);
-    const offset = hi < SAFE_HIGH ? BigInt(hi * TWO_32 + lo) : (BigInt(hi) << 32n) | BigInt(lo);
-    acks[i] = { partition: u32At(b, p), offset };
-  }
+  for (let i = 0, p = 0; i < n; i++, p += 12) acks[i] = { partition: u32At(b, p), offset: u64At(b, p + 4) };
   return acks;
 }

@@ -25,7 +25,7 @@ import {
   writeAckBlock,
   writeAckResults,
 } from './share-acks.js';
-import { arrayBufferView } from '../byte-view.js';
+import { arrayBufferView, sameRange } from '../byte-view.js';
 import { u32At, u64At } from '../raw-ints.js';
 import { Reader } from '../reader.js';
 import { inEntry, strBound } from './field-path.js';
@@ -198,11 +198,4 @@ function decodeRecordsFast(b: Buffer, at: number): ShareRecords | undefined {
     records[i] = { topic, partition, offset, timestamp, deliveryCount, lockDeadlineMs: lock, key, value };
   }
   return { brokerTimeMs, records, results: readAckResults(new Reader(b, p, end, -at)) };
-}
-
-/** Whether `b[a, a+len)` equals `b[c, c+len)`. */
-function sameRange(b: Buffer, a: number, c: number, len: number): boolean {
-  if (a === c) return true;
-  for (let i = 0; i < len; i++) if (b[a + i] !== b[c + i]) return false;
-  return true;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arrayBufferView, byteView } from '../../../src/protocol/byte-view.js';
+import { arrayBufferView, byteView, sameRange } from '../../../src/protocol/byte-view.js';
 
 describe('byteView', () => {
   it('is a Buffer over the same memory as subarray, also inside a pooled Buffer with a non-zero byteOffset', () => {
@@ -32,5 +32,18 @@ describe('byteView', () => {
     expect(v.buffer).toBe(parent.buffer);
     expect(v.byteOffset).toBe(parent.byteOffset + 2);
     expect(arrayBufferView(parent.buffer, parent.byteOffset + parent.length, 0).length).toBe(0);
+  });
+});
+
+describe('sameRange', () => {
+  it('compares two ranges of one Buffer byte by byte, also when they overlap or are empty', () => {
+    const b = Buffer.from('ordersorderxorders');
+    expect(sameRange(b, 0, 12, 6)).toBe(true);
+    expect(sameRange(b, 0, 6, 6)).toBe(false); // "orderx" differs in its last byte only
+    expect(sameRange(b, 0, 6, 5)).toBe(true);
+    expect(sameRange(b, 3, 3, 6)).toBe(true);
+    expect(sameRange(b, 1, 7, 0)).toBe(true);
+    expect(sameRange(Buffer.from('aaab'), 0, 1, 2)).toBe(true);
+    expect(sameRange(Buffer.from('aaab'), 0, 1, 3)).toBe(false);
   });
 });

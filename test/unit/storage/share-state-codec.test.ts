@@ -1,5 +1,6 @@
 /** `__share_group_state` layouts: worked bytes, round trips, and bad values as problems (never exceptions). */
 import { describe, expect, it } from 'vitest';
+import { DecodeError } from '../../../src/errors.js';
 import {
   RecordState,
   ShareStateKind,
@@ -31,6 +32,10 @@ describe('share state keys', () => {
     expect(
       shareStatePartitionOfKey(encodeShareStateKey({ kind: 1, group: 'workers', topic: 't', partition: 9 }), 16),
     ).toBe(p);
+    // Only keys the broker encoded reach it; one whose group is cut is a DecodeError, not a hash of what is there.
+    const torn = () => shareStatePartitionOfKey(hex('00 0007 776f72'), 16);
+    expect(torn).toThrow(DecodeError);
+    expect(torn).toThrow(/group.*needs 7 bytes, 3 left/);
   });
 
   it('an unknown kind or trailing bytes are problems', () => {
