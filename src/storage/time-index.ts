@@ -16,6 +16,11 @@ export const TIME_INDEX_INTERVAL_BYTES = 4096;
 /** Entries the append path queues before it writes them in one write (see `flushSome`). */
 export const TIME_INDEX_WRITE_BATCH = 16;
 
+/** The entry at `buf[p, p + 12)`: u64 timestamp (ms), u32 position in the segment; the caller checks the range. */
+export function timeIndexEntryAt(buf: Buffer, p: number): { timestamp: bigint; position: number } {
+  return { timestamp: buf.readBigUInt64BE(p), position: buf.readUInt32BE(p + 8) };
+}
+
 export class TimeIndex {
   readonly file: string;
   private fd: number;
@@ -47,8 +52,9 @@ export class TimeIndex {
     const got = whole > 0 ? fs.readSync(fd, buf, 0, whole, 0) : 0;
     let keep = 0;
     for (let p = 0; p + TIME_INDEX_ENTRY_BYTES <= got; p += TIME_INDEX_ENTRY_BYTES) {
-      const ts = Number(buf.readBigUInt64BE(p));
-      const pos = buf.readUInt32BE(p + 8);
+      const entry = timeIndexEntryAt(buf, p);
+      const ts = Number(entry.timestamp);
+      const pos = entry.position;
       const n = idx.positions.length;
       if (pos >= logSize) break;
       if (n > 0 && (pos <= idx.positions[n - 1]! || ts < idx.timestamps[n - 1]!)) break;

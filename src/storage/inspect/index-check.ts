@@ -8,9 +8,9 @@
  * position. The dense index is as large as the record count, so it is read in chunks in step with the scan.
  */
 import fs from 'node:fs';
+import { TIME_INDEX_ENTRY_BYTES, timeIndexEntryAt } from '../time-index.js';
 import type { Finding, IndexFileReport } from './types.js';
 
-export const TIME_INDEX_ENTRY_BYTES = 12;
 export const DENSE_INDEX_ENTRY_BYTES = 8;
 const CHUNK_ENTRIES = 65_536;
 
@@ -52,8 +52,7 @@ export class TimeIndexCheck {
         const n = Math.min(CHUNK_ENTRIES, entries - first);
         const buf = readRange(fd, first * TIME_INDEX_ENTRY_BYTES, n * TIME_INDEX_ENTRY_BYTES);
         for (let i = 0; i < n; i++) {
-          const ts = buf.readBigUInt64BE(i * TIME_INDEX_ENTRY_BYTES);
-          const pos = buf.readUInt32BE(i * TIME_INDEX_ENTRY_BYTES + 8);
+          const { timestamp: ts, position: pos } = timeIndexEntryAt(buf, i * TIME_INDEX_ENTRY_BYTES);
           const entry = first + i;
           if (prev && (ts < prev.ts || pos <= prev.pos)) {
             findings.push({
